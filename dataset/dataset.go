@@ -1,6 +1,9 @@
 package dataset
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Dense is an N×D matrix of float64 features stored row-major, with an
 // optional label per row.
@@ -20,6 +23,9 @@ func (m *Dense) Row(i int) []float64 { return m.X[i*m.D : (i+1)*m.D : (i+1)*m.D]
 func (m *Dense) Validate() error {
 	if m.N < 0 || m.D < 0 {
 		return fmt.Errorf("dataset: negative size %d×%d", m.N, m.D)
+	}
+	if m.D != 0 && m.N > math.MaxInt/m.D {
+		return fmt.Errorf("dataset: dense size %d×%d overflows", m.N, m.D)
 	}
 	if len(m.X) != m.N*m.D {
 		return fmt.Errorf("dataset: dense %d×%d has %d values, want %d", m.N, m.D, len(m.X), m.N*m.D)
@@ -68,6 +74,9 @@ func (m *Sparse) Validate() error {
 		lo, hi := m.Indptr[i], m.Indptr[i+1]
 		if hi < lo {
 			return fmt.Errorf("dataset: sparse indptr decreases at row %d", i)
+		}
+		if hi > len(m.Values) {
+			return fmt.Errorf("dataset: sparse indptr %d at row %d beyond %d values", hi, i, len(m.Values))
 		}
 		for p := lo; p < hi; p++ {
 			c := m.Indices[p]

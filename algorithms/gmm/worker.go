@@ -1,0 +1,181 @@
+package gmm
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/internal/kernel"
+)
+
+// log2Pi is log(2π).
+var log2Pi = math.Log(2 * math.Pi)
+
+// worker holds a shard's points and their last responsibilities.
+type worker struct {
+	g      *GMM
+	points []int
+	resp   []float64 // n×K, zero before a point's first visit
+
+	set   bool
+	prec  []float64 // K×D precisions P = (1/√σ²)², as scikit-learn computes them
+	b     []float64 // K×D, −2·μ·P
+	konst []float64 // K, −½(D·log 2π + Σ_t μ²P) + Σ_t log(1/√σ²) + log π
+	out   []float64 // blockRows×K scratch
+	lp    []float64 // K scratch: weighted log-probabilities of one point
+	sq    []float64 // D scratch: x²
+	buf   []float64 // gathered rows
+}
+
+func (w *worker) Len() int { return len(w.points) }
+
+// SetParams installs θ and precomputes the precisions and per-component
+// constants of the log-densities.
+func (w *worker) SetParams(theta []float64) {
+	g := w.g
+	if len(theta) != g.layout.Params {
+		panic(fmt.Sprintf("gmm: SetParams with %d values, want %d", len(theta), g.layout.Params))
+	}
+	pi, mu, v := g.split(theta)
+	d := g.d
+	for j := 0; j < g.k; j++ {
+		mpp, logdet := 0.0, 0.0
+		for t := j * d; t < (j+1)*d; t++ {
+			pc := 1 / math.Sqrt(v[t])
+			p := pc * pc
+			w.prec[t] = p
+			w.b[t] = -2 * mu[t] * p
+			mpp += mu[t] * mu[t] * p
+			logdet += math.Log(pc)
+		}
+		w.konst[j] = -0.5*(float64(d)*log2Pi+mpp) + logdet + math.Log(pi[j])
+	}
+	w.set = true
+}
+
+func (w *worker) check(lo, hi int, d *algorithms.Delta) {
+	if !w.set {
+		panic("gmm: Process or Evaluate before SetParams")
+	}
+	if lo < 0 || hi > len(w.points) || lo > hi {
+		panic(fmt.Sprintf("gmm: Process(%d, %d) on a worker with %d points", lo, hi, len(w.points)))
+	}
+	if d != nil && (d.Len() != w.g.layout.Delta || d.Sparse()) {
+		panic(fmt.Sprintf("gmm: Process into a delta of length %d (sparse %v), want dense %d",
+			d.Len(), d.Sparse(), w.g.layout.Delta))
+	}
+}
+
+// logProbs computes, for rows xs (n×D), the weighted log-probabilities
+// log π_k + log N(x | μ_k, σ²_k) into w.out (n×K).
+func (w *worker) logProbs(xs []float64, n int) {
+	k := w.g.k
+	kernel.DotsNT2(xs, n, w.prec, w.b, k, w.g.d, w.out)
+	for i := 0; i < n; i++ {
+		o := w.out[i*k : (i+1)*k]
+		for j := range o {
+			o[j] = w.konst[j] - 0.5*o[j]
+		}
+	}
+}
+
+// logSumExp returns log Σ exp(v_j), computed as scipy does.
+func logSumExp(v []float64) float64 {
+	m := v[0]
+	for _, x := range v[1:] {
+		m = max(m, x)
+	}
+	if math.IsInf(m, -1) {
+		return m
+	}
+	s := 0.0
+	for _, x := range v {
+		s += math.Exp(x - m)
+	}
+	return math.Log(s) + m
+}
+
+// Process recomputes the responsibilities of local points lo..hi-1 under the
+// current θ and adds the change of [N | S1 | S2] to d.
+func (w *worker) Process(lo, hi int, d *algorithms.Delta) {
+	w.check(lo, hi, d)
+	g := w.g
+	k, dim := g.k, g.d
+	N, S1, S2 := g.split(d.Vec)
+	for b := lo; b < hi; b += blockRows {
+		n := min(blockRows, hi-b)
+		xs := w.rows(b, n)
+		w.logProbs(xs, n)
+		for i := 0; i < n; i++ {
+			o := w.out[i*k : (i+1)*k]
+			lse := logSumExp(o)
+			r := w.resp[(b+i)*k : (b+i+1)*k]
+			x := xs[i*dim : (i+1)*dim]
+			squared := false
+			for j, v := range o {
+				rn := math.Exp(v - lse)
+				delta := rn - r[j]
+				if delta == 0 {
+					continue
+				}
+				r[j] = rn
+				if !squared {
+					for t, xv := range x {
+						w.sq[t] = xv * xv
+					}
+					squared = true
+				}
+				N[j] += delta
+				kernel.Axpy(delta, x, S1[j*dim:(j+1)*dim])
+				kernel.Axpy(delta, w.sq, S2[j*dim:(j+1)*dim])
+			}
+		}
+	}
+	d.Count += hi - lo
+}
+
+// Evaluate returns the shard's Σ_i log p(x_i | θ) and its number of points.
+func (w *worker) Evaluate() algorithms.Partial {
+	w.check(0, 0, nil)
+	k := w.g.k
+	total := 0.0
+	for b := 0; b < len(w.points); b += blockRows {
+		n := min(blockRows, len(w.points)-b)
+		w.logProbs(w.rows(b, n), n)
+		for i := 0; i < n; i++ {
+			total += logSumExp(w.out[i*k : (i+1)*k])
+		}
+	}
+	return algorithms.Partial{Sum: total, N: float64(len(w.points))}
+}
+
+// Responsibilities returns a copy of the local points' last
+// responsibilities (n×K), for tests and diagnostics.
+func (w *worker) Responsibilities() []float64 { return append([]float64(nil), w.resp...) }
+
+// rows returns local points lo..lo+n-1 as an n×D row-major slice: a view of
+// the data when their indices are consecutive, else a gathered copy.
+func (w *worker) rows(lo, n int) []float64 {
+	dim, X := w.g.d, w.g.data.X
+	p0 := w.points[lo]
+	if consecutive(w.points[lo : lo+n]) {
+		return X[p0*dim : (p0+n)*dim]
+	}
+	if w.buf == nil {
+		w.buf = make([]float64, blockRows*dim)
+	}
+	for i, p := range w.points[lo : lo+n] {
+		copy(w.buf[i*dim:(i+1)*dim], X[p*dim:(p+1)*dim])
+	}
+	return w.buf[:n*dim]
+}
+
+// consecutive reports whether p[i] = p[0]+i for all i.
+func consecutive(p []int) bool {
+	for i := 1; i < len(p); i++ {
+		if p[i] != p[0]+i {
+			return false
+		}
+	}
+	return true
+}

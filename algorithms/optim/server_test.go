@@ -1,0 +1,201 @@
+package optim
+
+import (
+	"errors"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/syncmodels/syncmodels/algorithms"
+)
+
+func TestServerMeanGradientStep(t *testing.T) {
+	l := algorithms.Layout{Params: 3, Delta: 3}
+	s, err := NewServer([]float64{1, 2, 3}, ServerConfig{Layout: l, Optim: Config{LR: 0.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := algorithms.NewDelta(l)
+	copy(d.Vec, []float64{4, -4, 8})
+	d.Count = 4
+	if err := s.Apply(d); err != nil {
+		t.Fatal(err)
+	}
+	// θ − 0.5·sum/4
+	if want := []float64{0.5, 2.5, 2}; !slices.Equal(s.Params(), want) {
+		t.Errorf("θ = %v; want %v", s.Params(), want)
+	}
+	if s.Steps() != 1 || s.Points() != 4 {
+		t.Errorf("Steps, Points = %d, %d; want 1, 4", s.Steps(), s.Points())
+	}
+}
+
+func TestServerRefusesBadDeltas(t *testing.T) {
+	l := algorithms.Layout{Params: 4, Delta: 4, Block: 2}
+	for _, m := range []Method{SGD, Nesterov, Adam} {
+		s, err := NewServer([]float64{1, 2, 3, 4}, ServerConfig{Layout: l, Optim: Config{Method: m}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		good := algorithms.NewDelta(l)
+		good.Vec[0], good.Vec[1] = 1, 1
+		good.Touch(0)
+		good.Count = 1
+		if err := s.Apply(good); err != nil {
+			t.Fatal(err)
+		}
+		before := slices.Clone(s.Params())
+
+		nan := algorithms.NewDelta(l)
+		nan.Vec[2] = math.NaN()
+		nan.Vec[0] = 1
+		nan.Touch(1)
+		nan.Touch(0)
+		nan.Count = 1
+		var nf *algorithms.NonFiniteError
+		if err := s.Apply(nan); !errors.As(err, &nf) || nf.Index != 2 {
+			t.Errorf("%v: Apply(NaN at 2) = %v; want NonFiniteError at 2", m, err)
+		}
+		inf := nan.Clone()
+		inf.Vec[2] = math.Inf(-1)
+		if err := s.Apply(inf); !errors.As(err, &nf) {
+			t.Errorf("%v: Apply(-Inf) = %v; want NonFiniteError", m, err)
+		}
+		for _, bad := range []*algorithms.Delta{
+			algorithms.NewDelta(algorithms.Layout{Params: 4, Delta: 4}),           // dense
+			algorithms.NewDelta(algorithms.Layout{Params: 5, Delta: 5, Block: 2}), // length
+			algorithms.NewDelta(algorithms.Layout{Params: 4, Delta: 4, Block: 1}), // width
+			nil,
+		} {
+			if bad != nil {
+				bad.Count = 1
+			}
+			if err := s.Apply(bad); !errors.Is(err, algorithms.ErrLayout) {
+				t.Errorf("%v: Apply(wrong layout) = %v; want ErrLayout", m, err)
+			}
+		}
+		neg := algorithms.NewDelta(l)
+		neg.Count = -1
+		if err := s.Apply(neg); !errors.Is(err, algorithms.ErrLayout) {
+			t.Errorf("%v: Apply(count −1) = %v; want ErrLayout", m, err)
+		}
+		if !slices.Equal(s.Params(), before) || s.Steps() != 1 || s.Points() != 1 {
+			t.Errorf("%v: refused deltas changed the server: θ %v → %v, steps %d", m, before, s.Params(), s.Steps())
+		}
+		// The optimizer state is unchanged too: the next good step equals
+		// the one a fresh server fed only the good deltas takes.
+		ref, _ := NewServer([]float64{1, 2, 3, 4}, ServerConfig{Layout: l, Optim: Config{Method: m}})
+		ref.Apply(good)
+		ref.Apply(good)
+		s.Apply(good)
+		if !slices.Equal(s.Params(), ref.Params()) {
+			t.Errorf("%v: after refused deltas θ = %v; want %v", m, s.Params(), ref.Params())
+		}
+	}
+}
+
+func TestServerCountZeroNoop(t *testing.T) {
+	l := algorithms.Layout{Params: 2, Delta: 2}
+	s, _ := NewServer([]float64{1, 1}, ServerConfig{Layout: l})
+	d := algorithms.NewDelta(l)
+	d.Vec[0] = 5
+	if err := s.Apply(d); err != nil || s.Steps() != 0 || s.Params()[0] != 1 {
+		t.Errorf("Apply(count 0) = %v, steps %d, θ %v; want a no-op", err, s.Steps(), s.Params())
+	}
+}
+
+func TestServerLazySparse(t *testing.T) {
+	l := algorithms.Layout{Params: 6, Delta: 6, Block: 2}
+	var projected [][2]int
+	s, err := NewServer(make([]float64, 6), ServerConfig{
+		Layout: l,
+		Optim:  Config{Method: Momentum, LR: 1, Momentum: 0.5},
+		Project: func(theta []float64, lo, hi int) {
+			projected = append(projected, [2]int{lo, hi})
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := algorithms.NewDelta(l)
+	d.Vec[4], d.Vec[5] = 2, 2
+	d.Touch(2)
+	d.Vec[0] = 2
+	d.Touch(0)
+	d.Count = 2
+	if err := s.Apply(d); err != nil {
+		t.Fatal(err)
+	}
+	if want := []float64{-1, 0, 0, 0, -1, -1}; !slices.Equal(s.Params(), want) {
+		t.Errorf("θ = %v; want %v", s.Params(), want)
+	}
+	if want := [][2]int{{0, 2}, {4, 6}}; !slices.Equal(projected, want) {
+		t.Errorf("projected spans %v; want %v", projected, want)
+	}
+	// Adjacent blocks coalesce into one span.
+	projected = nil
+	d.Reset()
+	d.Touch(1)
+	d.Touch(0)
+	d.Count = 1
+	s.Apply(d)
+	if want := [][2]int{{0, 4}}; !slices.Equal(projected, want) {
+		t.Errorf("projected spans %v; want %v", projected, want)
+	}
+	// Entry 0 had momentum 1 and zero gradient now: v = 0.5, θ = −1.5.
+	// Entries 4, 5 were not touched: their momentum did not move them.
+	if want := []float64{-1.5, 0, 0, 0, -1, -1}; !slices.Equal(s.Params(), want) {
+		t.Errorf("θ = %v; want %v", s.Params(), want)
+	}
+}
+
+func TestServerSchedule(t *testing.T) {
+	l := algorithms.Layout{Params: 1, Delta: 1}
+	if _, err := NewServer([]float64{0}, ServerConfig{Layout: l, Optim: Config{Schedule: InvSqrtEpoch}}); !errors.Is(err, algorithms.ErrConfig) {
+		t.Errorf("InvSqrtEpoch without Points: %v; want ErrConfig", err)
+	}
+	s, err := NewServer([]float64{0}, ServerConfig{Layout: l, Points: 4, Optim: Config{LR: 1, Schedule: InvSqrtEpoch}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := algorithms.NewDelta(l)
+	want := 0.0
+	// Batches of 3 points: epochs 0, 0, 1, 2, 3, 3 (points 0, 3, 6, 9, 12, 15).
+	for i, e := range []int{0, 0, 1, 2, 3, 3} {
+		if s.Epoch() != e {
+			t.Errorf("step %d: Epoch() = %d; want %d", i, s.Epoch(), e)
+		}
+		d.Vec[0], d.Count = 3, 3
+		s.Apply(d)
+		want -= 1 / math.Sqrt(float64(e+1))
+	}
+	if math.Abs(s.Params()[0]-want) > 1e-15 {
+		t.Errorf("θ = %v; want %v", s.Params()[0], want)
+	}
+}
+
+func TestNewServerErrors(t *testing.T) {
+	l := algorithms.Layout{Params: 2, Delta: 2}
+	if _, err := NewServer([]float64{1}, ServerConfig{Layout: l}); !errors.Is(err, algorithms.ErrLayout) {
+		t.Errorf("short θ0: %v; want ErrLayout", err)
+	}
+	var nf *algorithms.NonFiniteError
+	if _, err := NewServer([]float64{1, math.NaN()}, ServerConfig{Layout: l}); !errors.As(err, &nf) {
+		t.Errorf("NaN θ0: %v; want NonFiniteError", err)
+	}
+	if _, err := NewServer([]float64{1, 2, 3}, ServerConfig{Layout: algorithms.Layout{Params: 3, Delta: 2}}); !errors.Is(err, algorithms.ErrConfig) {
+		t.Errorf("Params ≠ Delta: %v; want ErrConfig", err)
+	}
+	if _, err := NewServer([]float64{1, 2}, ServerConfig{Layout: l, Optim: Config{LR: -1}}); !errors.Is(err, algorithms.ErrConfig) {
+		t.Errorf("bad optimizer: %v; want ErrConfig", err)
+	}
+	theta0 := []float64{1, 2}
+	s, _ := NewServer(theta0, ServerConfig{Layout: l})
+	theta0[0] = 9
+	if s.Params()[0] != 1 {
+		t.Error("NewServer did not copy θ0")
+	}
+	if s.Optimizer().LR != DefaultLR {
+		t.Errorf("Optimizer().LR = %v; want the default", s.Optimizer().LR)
+	}
+}

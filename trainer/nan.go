@@ -1,0 +1,5 @@
+package trainer
+
+import "math"
+
+var nan = math.NaN()
