@@ -38,13 +38,14 @@ type Delta struct {
 	Count int
 
 	block  int
-	blocks []int32 // touched blocks, in first-touch order
+	blocks []int32 // touched blocks; in increasing order when sorted
 	mark   []bool  // mark[b] reports whether block b is in blocks
+	sorted bool    // blocks is in increasing order
 }
 
 // NewDelta returns a zero delta for the layout.
 func NewDelta(l Layout) *Delta {
-	d := &Delta{Vec: make([]float64, l.Delta), block: l.Block}
+	d := &Delta{Vec: make([]float64, l.Delta), block: l.Block, sorted: true}
 	if l.Block > 0 {
 		d.mark = make([]bool, (l.Delta+l.Block-1)/l.Block)
 	}
@@ -66,6 +67,9 @@ func (d *Delta) Touch(b int) {
 		return
 	}
 	d.mark[b] = true
+	if n := len(d.blocks); n > 0 && d.blocks[n-1] > int32(b) {
+		d.sorted = false
+	}
 	d.blocks = append(d.blocks, int32(b))
 }
 
@@ -75,7 +79,20 @@ func (d *Delta) Blocks() []int32 {
 	if d.block == 0 {
 		return nil
 	}
-	slices.Sort(d.blocks)
+	if !d.sorted {
+		if len(d.blocks) > len(d.mark)/32 {
+			// Many live blocks: rebuilding from the marks is linear.
+			d.blocks = d.blocks[:0]
+			for b, m := range d.mark {
+				if m {
+					d.blocks = append(d.blocks, int32(b))
+				}
+			}
+		} else {
+			slices.Sort(d.blocks)
+		}
+		d.sorted = true
+	}
 	return d.blocks
 }
 
@@ -98,6 +115,7 @@ func (d *Delta) Reset() {
 		d.mark[b] = false
 	}
 	d.blocks = d.blocks[:0]
+	d.sorted = true
 }
 
 // Merge adds o into d. The layouts must match.
@@ -126,7 +144,7 @@ func (d *Delta) Merge(o *Delta) error {
 
 // Clone returns a deep copy of d.
 func (d *Delta) Clone() *Delta {
-	c := &Delta{Vec: slices.Clone(d.Vec), Count: d.Count, block: d.block}
+	c := &Delta{Vec: slices.Clone(d.Vec), Count: d.Count, block: d.block, sorted: d.sorted}
 	if d.block > 0 {
 		c.mark = slices.Clone(d.mark)
 		c.blocks = slices.Clone(d.blocks)

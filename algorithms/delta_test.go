@@ -124,3 +124,22 @@ func ExampleDelta() {
 	// blocks [0 2] count 2
 	// 0:3 1:0 4:1.5 5:2
 }
+
+func TestBlocksSortedFewAndMany(t *testing.T) {
+	l := algorithms.Layout{Params: 1000, Delta: 1000, Block: 1}
+	d := algorithms.NewDelta(l)
+	for _, b := range []int{900, 5, 3} { // few live blocks: sorted in place
+		d.Touch(b)
+	}
+	if got, want := d.Blocks(), []int32{3, 5, 900}; !slices.Equal(got, want) {
+		t.Errorf("few blocks: Blocks() = %v; want %v", got, want)
+	}
+	d.Touch(1)
+	for b := 999; b >= 500; b-- { // many: rebuilt from the marks
+		d.Touch(b)
+	}
+	got := d.Blocks()
+	if len(got) != 503 || !slices.IsSorted(got) || got[0] != 1 || got[1] != 3 || got[502] != 999 {
+		t.Errorf("many blocks: Blocks() has %d entries, sorted %v, starts %v", len(got), slices.IsSorted(got), got[:3])
+	}
+}

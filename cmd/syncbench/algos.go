@@ -4,9 +4,13 @@ import (
 	"fmt"
 
 	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/algorithms/fcm"
+	"github.com/syncmodels/syncmodels/algorithms/gmm"
 	"github.com/syncmodels/syncmodels/algorithms/kmeans"
 	"github.com/syncmodels/syncmodels/algorithms/logreg"
+	"github.com/syncmodels/syncmodels/algorithms/nmf"
 	"github.com/syncmodels/syncmodels/algorithms/optim"
+	"github.com/syncmodels/syncmodels/algorithms/pmf"
 	"github.com/syncmodels/syncmodels/dataset"
 )
 
@@ -25,6 +29,33 @@ func build(f *trainFlags, d *data) (algorithms.Algorithm, error) {
 			return nil, err
 		}
 		return kmeans.New(x, kmeans.Config{K: f.k, Init: f.init, Float32: f.float32})
+	case "gmm":
+		x, err := needDense()
+		if err != nil {
+			return nil, err
+		}
+		return gmm.New(x, gmm.Config{K: f.k, Init: f.init})
+	case "fcm":
+		x, err := needDense()
+		if err != nil {
+			return nil, err
+		}
+		return fcm.New(x, fcm.Config{K: f.k, Init: f.init})
+	case "nmf":
+		x, err := needDense()
+		if err != nil {
+			return nil, err
+		}
+		return nmf.New(x, nmf.Config{Rank: f.rank, Optim: f.optimConfig(optim.Config{Method: optim.Adam, LR: 0.01})})
+	case "pmf":
+		if d.ratings == nil {
+			return nil, fmt.Errorf("-algo pmf needs ratings data (movielens: or synthetic:ratings), got %s", d.spec)
+		}
+		cfg := pmf.Config{Rank: f.rank, Optim: f.optimConfig(pmf.DefaultOptim)}
+		if f.l2 >= 0 {
+			cfg.Lambda = f.l2
+		}
+		return pmf.New(d.ratings, cfg)
 	case "lr":
 		cfg := logreg.Config{Optim: f.optimConfig(optim.Config{Method: optim.Adam, LR: 0.05})}
 		if f.l2 >= 0 {

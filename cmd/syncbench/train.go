@@ -55,7 +55,7 @@ func train(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.k, "k", 10, "clusters (kmeans, gmm, fcm)")
 	fs.IntVar(&f.rank, "rank", 10, "factor rank (pmf, nmf)")
 	fs.IntVar(&f.iters, "iters", 20, "iterations (server steps)")
-	fs.IntVar(&f.batch, "batch", 0, "points per worker per iteration; 0 = full pass")
+	fs.IntVar(&f.batch, "batch", -1, "points per worker per iteration; 0 = full pass; -1 = the algorithm's default (full pass; pmf 5000 ratings)")
 	fs.IntVar(&f.workers, "workers", 1, "data shards (each with a worker; run in parallel, results independent of core count)")
 	fs.Float64Var(&f.lr, "lr", 0, "learning rate (lr, pmf, nmf); 0 = the algorithm's default")
 	fs.Float64Var(&f.l2, "l2", -1, "L2 coefficient λ (lr, pmf); negative = the algorithm's default")
@@ -82,6 +82,9 @@ func train(args []string, stdout, stderr io.Writer) int {
 	}
 	if f.data == "" {
 		f.data = defaultData[f.algo]
+	}
+	if f.batch == -1 {
+		f.batch = defaultBatch[f.algo]
 	}
 	d, err := loadData(f.data, synthSize{f.n, f.dim}, f.seed)
 	if err != nil {
@@ -149,8 +152,8 @@ func (f *trainFlags) check() error {
 		return fmt.Errorf("-rank %d: want ≥ 1", f.rank)
 	case f.iters < 0:
 		return fmt.Errorf("-iters %d: want ≥ 0", f.iters)
-	case f.batch < 0:
-		return fmt.Errorf("-batch %d: want ≥ 0 (0 = full pass)", f.batch)
+	case f.batch < -1:
+		return fmt.Errorf("-batch %d: want ≥ 0 (0 = full pass) or -1 (default)", f.batch)
 	case f.workers < 1:
 		return fmt.Errorf("-workers %d: want ≥ 1", f.workers)
 	case f.n < 0 || f.dim < 0:
@@ -172,6 +175,10 @@ func (f *trainFlags) check() error {
 	}
 	return nil
 }
+
+// defaultBatch is the -batch used when the flag is -1: a full pass, except
+// for PMF, whose per-row steps are too small on full-batch mean gradients.
+var defaultBatch = map[string]int{"pmf": 5000}
 
 func batchName(b int) string {
 	if b == 0 {
@@ -203,4 +210,3 @@ func (f *trainFlags) optimConfig(def optim.Config) optim.Config {
 	}
 	return c
 }
-
