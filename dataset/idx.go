@@ -26,7 +26,7 @@ const FashionMNISTDir = "/usr/share/datasets/fashion-mnist"
 // maxInitialValues caps the capacity allocated up front from an IDX header
 // whose data size cannot be checked against the file size (compressed or
 // unsized input). Beyond it, storage grows only as data actually arrives.
-const maxInitialValues = 1 << 24
+const maxInitialValues = 1 << 20
 
 // idxChunk is the number of data bytes converted per read.
 const idxChunk = 64 << 10

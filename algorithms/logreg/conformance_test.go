@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/syncmodels/syncmodels/algorithms/algotest"
-	"github.com/syncmodels/syncmodels/algorithms/optim"
 	"github.com/syncmodels/syncmodels/algorithms/logreg"
+	"github.com/syncmodels/syncmodels/algorithms/optim"
 	"github.com/syncmodels/syncmodels/dataset"
 )
 

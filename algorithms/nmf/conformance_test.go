@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/syncmodels/syncmodels/algorithms/algotest"
-	"github.com/syncmodels/syncmodels/algorithms/optim"
 	"github.com/syncmodels/syncmodels/algorithms/nmf"
+	"github.com/syncmodels/syncmodels/algorithms/optim"
 	"github.com/syncmodels/syncmodels/dataset"
 )
 
