@@ -19,6 +19,12 @@ It writes, next to this script:
 The Fashion-MNIST files are skipped (with a message) when the Debian package
 dataset-fashion-mnist is not installed in /usr/share/datasets/fashion-mnist.
 
+    /usr/bin/python3 testdata/sklearn/make_refs.py --time
+
+writes nothing and instead times scikit-learn on Fashion-MNIST (K-means
+Lloyd k=10 on 60000 images, diagonal GMM k=10 on the first 20000), the
+references for the Go benchmarks (go test -bench Pass ./algorithms/...).
+
 Every run of an EM algorithm is started from an explicitly given initial
 state, so the Go tests can start from exactly the same θ0:
   K-means: centers = X[:k]          (our kmeans.Config{Init: "first"})
@@ -277,5 +283,38 @@ def main():
                                     "k": 10, "m": 2.0, "objective_init": J0, "runs": runs})
 
 
+def time_sklearn():
+    import time
+    F = read_idx_images(os.path.join(FASHION, "train-images-idx3-ubyte.gz"))
+    res = {}
+    for m in (1, 21):
+        best = float("inf")
+        for _ in range(3):
+            t = time.perf_counter()
+            KMeans(n_clusters=10, init=F[:10].copy(), n_init=1, algorithm="lloyd", tol=0.0,
+                   max_iter=m).fit(F)
+            best = min(best, time.perf_counter() - t)
+        res[m] = best
+    print("KMeans lloyd k=10 on 60000x784: %.4f s per iteration" % ((res[21] - res[1]) / 20))
+    S = F[:20000]
+    k = 10
+    kw = dict(n_components=k, covariance_type="diag", tol=0.0, reg_covar=1e-6, n_init=1,
+              init_params="random", random_state=0, weights_init=np.full(k, 1.0 / k),
+              means_init=S[:k].copy(), precisions_init=1.0 / np.tile(S.var(0) + 1e-6, (k, 1)))
+    for m in (1, 11):
+        best = float("inf")
+        for _ in range(3):
+            t = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                GaussianMixture(max_iter=m, **kw).fit(S)
+            best = min(best, time.perf_counter() - t)
+        res["g%d" % m] = best
+    print("GaussianMixture diag k=10 on 20000x784: %.4f s per EM iteration" % ((res["g11"] - res["g1"]) / 10))
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["--time"]:
+        time_sklearn()
+    else:
+        main()
