@@ -148,6 +148,9 @@ func openIDX(r io.Reader, name string, size int64, magic uint32, kind string) (*
 		return nil, err
 	}
 	hdrErr := func(msg string, err error) error {
+		if err != nil && err != io.ErrUnexpectedEOF {
+			msg = "reading" // a decompression or I/O error, described by err
+		}
 		return &ParseError{File: name, Field: "header", Msg: msg, Err: err}
 	}
 	var m [4]byte

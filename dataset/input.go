@@ -13,7 +13,7 @@ import (
 )
 
 // bufSize is the read buffer size used by all loaders.
-const bufSize = 256 << 10
+const bufSize = 64 << 10
 
 // maxLine bounds the length of one text line, so that a file without
 // newlines cannot make a loader buffer unbounded amounts of memory.

@@ -9,8 +9,8 @@ import (
 
 // LIBSVMOptions configures ReadLIBSVM and ParseLIBSVM.
 type LIBSVMOptions struct {
-	// Dim is the number of columns D. Every index must be below it.
-	// 0 (the default) infers D as the largest index + 1.
+	// Dim is the number of columns D, at most math.MaxInt32; every column
+	// must be below it. 0 (the default) infers D as the largest column + 1.
 	Dim int
 	// ZeroBased says the file's feature indices start at 0. The default,
 	// false, is LIBSVM's convention: indices start at 1 and column j of the
@@ -29,8 +29,8 @@ func ReadLIBSVM(path string, opt LIBSVMOptions) (*Sparse, error) {
 	return ParseLIBSVM(f, path, opt)
 }
 
-// ParseLIBSVM parses LIBSVM / SVMlight text from r; name is used in errors.
-// Each non-blank line is one row:
+// ParseLIBSVM parses LIBSVM / SVMlight text from r (raw, gzip or bzip2);
+// name is used in errors. Each non-blank line is one row:
 //
 //	label index:value index:value ... # optional comment
 //
@@ -130,7 +130,9 @@ func parseLIBSVMChunk(c *chunk, name string, opt LIBSVMOptions) libsvmPart {
 		}
 		start := len(part.indices)
 		prev := int64(-1)
-		for k := 1; ; k++ {
+		// k numbers the features for errors; pos counts all tokens after
+		// the label, so that a qid is accepted only directly after it.
+		for k, pos := 1, 1; ; pos++ {
 			tok, rest = nextToken(rest)
 			if len(tok) == 0 {
 				break
@@ -140,13 +142,12 @@ func parseLIBSVMChunk(c *chunk, name string, opt LIBSVMOptions) libsvmPart {
 				return fail(k, tok, "missing ':' (want index:value)")
 			}
 			if bytes.Equal(tok[:c], []byte("qid")) {
-				if k != 1 {
+				if pos != 1 {
 					return fail(k, tok, "qid must come directly after the label")
 				}
 				if _, msg := parseInt64(tok[c+1:]); msg != "" {
 					return fail(k, tok, "qid "+msg)
 				}
-				k--
 				continue
 			}
 			u, msg := parseUint(tok[:c], math.MaxInt32)
@@ -176,6 +177,7 @@ func parseLIBSVMChunk(c *chunk, name string, opt LIBSVMOptions) libsvmPart {
 			}
 			part.indices = append(part.indices, int32(col))
 			part.values = append(part.values, v)
+			k++
 		}
 		if len(part.indices) > start {
 			part.maxCol = max(part.maxCol, part.indices[len(part.indices)-1])

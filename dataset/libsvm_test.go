@@ -62,6 +62,8 @@ var libsvmErrors = []errCase{
 	{"empty value", "1 3:", 1, 0, []string{"value empty"}},
 	{"late qid", "1 1:1 qid:3", 1, 0, []string{"qid must come directly after the label"}},
 	{"bad qid", "1 qid:x 1:1", 1, 0, []string{"qid not an integer"}},
+	{"two qids", "0 qid:0 qid:0", 1, 0, []string{`feature 1 "qid:0"`, "qid must come directly after the label"}},
+	{"feature numbering after qid", "1 qid:2 1:1 x", 1, 0, []string{`feature 2 "x"`, "missing ':'"}},
 	{"multi-label", "1,2 1:1", 1, 0, []string{`label "1,2"`, "not a number"}},
 	{"third line", "1 1:1\n\n-1 1:1 1:2\n", 3, 0, []string{"not greater"}},
 }

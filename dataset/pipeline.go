@@ -18,6 +18,10 @@ import (
 // chunkSize is the default size of a chunk.
 const chunkSize = 1 << 20
 
+// firstChunkSize is the size of the first chunk, smaller so that small
+// inputs are cheap.
+const firstChunkSize = 64 << 10
+
 // maxWorkers caps the parsing goroutines of one loader.
 const maxWorkers = 16
 
@@ -76,8 +80,12 @@ func (ch *chunker) next(buf []byte) (c chunk, ok bool) {
 	if ch.done {
 		return chunk{}, false
 	}
-	if cap(buf) < ch.size || cap(buf) < 2*len(ch.carry) {
-		buf = make([]byte, max(ch.size, 2*len(ch.carry)))
+	size := ch.size
+	if ch.seq == 0 {
+		size = min(size, firstChunkSize) // small inputs need no more
+	}
+	if cap(buf) < size || cap(buf) < 2*len(ch.carry) {
+		buf = make([]byte, max(size, 2*len(ch.carry)))
 	}
 	buf = buf[:cap(buf)]
 	n := copy(buf, ch.carry)

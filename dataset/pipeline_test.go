@@ -183,3 +183,41 @@ func TestNoGoroutineLeak(t *testing.T) {
 	}
 	t.Errorf("%d goroutines after parsing; %d before", runtime.NumGoroutine(), before)
 }
+
+// TestRunChunksParallel checks that chunks are parsed concurrently: the
+// parses of chunks 1 and 2 each wait for the other to start, which would
+// time out if runChunks parsed one chunk at a time.
+func TestRunChunksParallel(t *testing.T) {
+	in := strings.Repeat("line\n", 100)
+	arrived := [2]chan struct{}{make(chan struct{}), make(chan struct{})}
+	var consumed []int
+	err := runChunks(strings.NewReader(in), "p", 2, 10,
+		func(c *chunk) bool {
+			if c.seq != 1 && c.seq != 2 {
+				return true
+			}
+			me, other := c.seq-1, 2-c.seq
+			close(arrived[me])
+			select {
+			case <-arrived[other]:
+				return true
+			case <-time.After(10 * time.Second):
+				return false
+			}
+		},
+		func(c *chunk, ok bool) error {
+			if !ok {
+				return fmt.Errorf("chunk %d was parsed alone", c.seq)
+			}
+			consumed = append(consumed, c.seq)
+			return nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range consumed {
+		if s != i {
+			t.Fatalf("chunks consumed in order %v; want 0, 1, 2, ...", consumed)
+		}
+	}
+}
