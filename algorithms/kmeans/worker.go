@@ -86,7 +86,7 @@ func (w *worker) Process(lo, hi int, d *algorithms.Delta) {
 				kernel.AddTo64(x, s[j*dim:(j+1)*dim])
 				c[j]++
 				if old >= 0 {
-					subFrom64(x, s[int(old)*dim:(int(old)+1)*dim])
+					kernel.AxpyTo64(-1, x, s[int(old)*dim:(int(old)+1)*dim])
 					c[old]--
 				}
 				w.assign[b+i] = int32(j)

@@ -288,18 +288,38 @@ func genMap(e elem, name, kind string) {
 	p("RET")
 }
 
-// genAddTo64 emits func addTo64AVX2(x *float32, y *float64, n int): y += float64(x).
-func genAddTo64() {
-	raw("\n// func addTo64AVX2(x *float32, y *float64, n int)\nTEXT ·addTo64AVX2(SB), NOSPLIT, $0-24\n")
-	p("MOVQ x+0(FP), SI")
-	p("MOVQ y+8(FP), DI")
-	p("MOVQ n+16(FP), CX")
+// genTo64 emits the float32→float64 updates
+//
+//	func addTo64AVX2(x *float32, y *float64, n int)             y += float64(x)
+//	func axpyTo64AVX2(a float64, x *float32, y *float64, n int) y += a·float64(x)
+//
+// (the conversion is exact; axpy rounds once, by FMA).
+func genTo64(axpy bool) {
+	if axpy {
+		raw("\n// func axpyTo64AVX2(a float64, x *float32, y *float64, n int)\nTEXT ·axpyTo64AVX2(SB), NOSPLIT, $0-32\n")
+		p("VBROADCASTSD a+0(FP), Y15")
+		p("MOVQ x+8(FP), SI")
+		p("MOVQ y+16(FP), DI")
+		p("MOVQ n+24(FP), CX")
+	} else {
+		raw("\n// func addTo64AVX2(x *float32, y *float64, n int)\nTEXT ·addTo64AVX2(SB), NOSPLIT, $0-24\n")
+		p("MOVQ x+0(FP), SI")
+		p("MOVQ y+8(FP), DI")
+		p("MOVQ n+16(FP), CX")
+	}
+	vec := func(o, r int) { // new value of the 4 doubles at 2·o(DI) into Y(r)
+		p("VCVTPS2PD %s, %s", off(o, "SI"), y(r))
+		if axpy {
+			p("VFMADD213PD %s, Y15, %s", off(2*o, "DI"), y(r))
+		} else {
+			p("VADDPD %s, %s, %s", off(2*o, "DI"), y(r), y(r))
+		}
+	}
 	p("SUBQ $16, CX")
 	p("JL tail")
 	lbl("loop")
 	for i := 0; i < 4; i++ {
-		p("VCVTPS2PD %s, %s", off(16*i, "SI"), y(i))
-		p("VADDPD %s, %s, %s", off(32*i, "DI"), y(i), y(i))
+		vec(16*i, i)
 	}
 	for i := 0; i < 4; i++ {
 		p("VMOVUPD %s, %s", y(i), off(32*i, "DI"))
@@ -310,15 +330,30 @@ func genAddTo64() {
 	p("JGE loop")
 	lbl("tail")
 	p("ADDQ $16, CX")
-	p("JE done")
+	lbl("tail1")
+	p("CMPQ CX, $4")
+	p("JL scalar")
+	vec(0, 0)
+	p("VMOVUPD Y0, (DI)")
+	p("ADDQ $16, SI")
+	p("ADDQ $32, DI")
+	p("SUBQ $4, CX")
+	p("JMP tail1")
 	lbl("scalar")
+	p("TESTQ CX, CX")
+	p("JE done")
+	lbl("scalar1")
 	p("VCVTSS2SD (SI), X0, X0")
-	p("VADDSD (DI), X0, X0")
+	if axpy {
+		p("VFMADD213SD (DI), X15, X0")
+	} else {
+		p("VADDSD (DI), X0, X0")
+	}
 	p("VMOVSD X0, (DI)")
 	p("ADDQ $4, SI")
 	p("ADDQ $8, DI")
 	p("DECQ CX")
-	p("JNE scalar")
+	p("JNE scalar1")
 	lbl("done")
 	p("VZEROUPPER")
 	p("RET")
@@ -328,22 +363,28 @@ func genAddTo64() {
 // Register-blocked DotsNT kernels.
 //
 // two == false:
-//   func name(x *T, ldx int, c *T, ldc int, d int, out *T, ldo int)
+//   func name(x *T, ldx int, c *T, ldc int, d int, out *T, ldo int, pf uintptr)
 //   out[i*ldo+j] += Σ_t x[i*ldx+t]·c[j*ldc+t]         i < r, j < nc, t < d
 // two == true:
-//   func name(x *T, ldx int, a, b *T, ldc int, d int, out *T, ldo int)
+//   func name(x *T, ldx int, a, b *T, ldc int, d int, out *T, ldo int, pf uintptr)
 //   out[i*ldo+j] += Σ_t x²·a[j*ldc+t] + x·b[j*ldc+t]   (x = x[i*ldx+t])
 //
 // The kernels accumulate into out, so the caller can split d into chunks
-// whose slice of C stays in L1. Two-row kernels prefetch (PREFETCHT0) the
-// same columns of rows pfRows and pfRows+1 further down, one cache line per
-// row per 64-byte iteration, so the next call's x data is on its way.
+// whose slice of C stays in L1. The main loop advances 64 bytes per row per
+// iteration; two-row kernels then issue one PREFETCHT0 for each of rows
+// pfRows and pfRows+1 further down (the next call's x data) and one for the
+// cursor pf, which is advanced by 64 per iteration: the driver points it at
+// the next block of rows, so that block is fetched as one sequential stream
+// (which also trains the hardware prefetchers) while this one is computed.
+// Prefetches never fault, so the addresses need not be valid.
 //
 // Registers: SI x row 0, R8 ldx bytes (row 1 = (SI)(R8*1)); DI c (or a),
 // DX b, R9 ldc bytes, R10 3·ldc bytes; CX remaining d; AX out, R11 ldo bytes;
-// R12 (pfRows+1)·ldx bytes.
+// R12 (pfRows+1)·ldx bytes; R13 pf; BX mask address.
 // Y0..Y(r·nc−1) accumulators (acc[i][j] = Y(i·nc+j)), Y10/Y11 x rows,
 // Y12/Y13 temporaries or x² rows, Y14/Y15 temporaries / tail mask.
+// Tails (d mod 4 or 8 elements) are one VMASKMOV step: masked-off lanes read
+// as zero and are never accessed, so no load goes past the rows.
 
 func cAddr(base string, j, o int) string {
 	os := ""
@@ -388,8 +429,8 @@ func genKernel(e elem, two bool, r, nc int) {
 	name := kernelName(e, two, r, nc)
 	acc := func(i, j int) int { return i*nc + j }
 	if two {
-		raw(fmt.Sprintf("\n// func %s(x *%s, ldx int, a, b *%s, ldc int, d int, out *%s, ldo int)\n", name, e.goType, e.goType, e.goType))
-		raw(fmt.Sprintf("TEXT ·%s(SB), NOSPLIT, $0-64\n", name))
+		raw(fmt.Sprintf("\n// func %s(x *%s, ldx int, a, b *%s, ldc int, d int, out *%s, ldo int, pf uintptr)\n", name, e.goType, e.goType, e.goType))
+		raw(fmt.Sprintf("TEXT ·%s(SB), NOSPLIT, $0-72\n", name))
 		p("MOVQ x+0(FP), SI")
 		p("MOVQ ldx+8(FP), R8")
 		p("MOVQ a+16(FP), DI")
@@ -399,8 +440,8 @@ func genKernel(e elem, two bool, r, nc int) {
 		p("MOVQ out+48(FP), AX")
 		p("MOVQ ldo+56(FP), R11")
 	} else {
-		raw(fmt.Sprintf("\n// func %s(x *%s, ldx int, c *%s, ldc int, d int, out *%s, ldo int)\n", name, e.goType, e.goType, e.goType))
-		raw(fmt.Sprintf("TEXT ·%s(SB), NOSPLIT, $0-56\n", name))
+		raw(fmt.Sprintf("\n// func %s(x *%s, ldx int, c *%s, ldc int, d int, out *%s, ldo int, pf uintptr)\n", name, e.goType, e.goType, e.goType))
+		raw(fmt.Sprintf("TEXT ·%s(SB), NOSPLIT, $0-64\n", name))
 		p("MOVQ x+0(FP), SI")
 		p("MOVQ ldx+8(FP), R8")
 		p("MOVQ c+16(FP), DI")
@@ -426,10 +467,13 @@ func genKernel(e elem, two bool, r, nc int) {
 			panic("pfRows")
 		}
 	}
-	far := r == 2 && *pfFar > 0
-	if far {
-		p("IMUL3Q $%d, R8, R13", *pfFar)
-		p("LEAQ (R13)(R8*1), BX")
+	cur := r == 2 && *pfCursor != ""
+	if cur {
+		if two {
+			p("MOVQ pf+64(FP), R13")
+		} else {
+			p("MOVQ pf+56(FP), R13")
+		}
 	}
 	for i := 0; i < r*nc; i++ {
 		p("VXORPS %s, %s, %s", y(i), y(i), y(i))
@@ -503,9 +547,9 @@ func genKernel(e elem, two bool, r, nc int) {
 		p("PREFETCHT0 (SI)(R8*%d)", *pfRows)
 		p("PREFETCHT0 (SI)(R12*1)")
 	}
-	if far {
-		p("PREFETCHT1 (SI)(R13*1)")
-		p("PREFETCHT1 (SI)(BX*1)")
+	if cur {
+		p("PREFETCH%s (R13)", *pfCursor)
+		p("ADDQ $64, R13")
 	}
 	step(0, false)
 	step(32, false)
@@ -555,8 +599,8 @@ const maxRows, maxCols = 2, 5 // must match kernel_amd64.go
 
 // pfRows is the prefetch distance in rows of the two-row kernels (0: off).
 var (
-	pfRows = flag.Int("pf", 2, "near prefetch (PREFETCHT0) distance in rows of the two-row kernels (0, 2 or 4; 0: off)")
-	pfFar  = flag.Int("pffar", 0, "far prefetch (PREFETCHT1) distance in rows of the two-row kernels (0: off)")
+	pfRows   = flag.Int("pf", 2, "near prefetch (PREFETCHT0) distance in rows of the two-row kernels (0, 2 or 4; 0: off)")
+	pfCursor = flag.String("cursor", "T0", "prefetch hint (T0, T1, T2, NTA) for the cursor prefetch of the two-row kernels (empty: off)")
 )
 
 func main() {
@@ -604,7 +648,8 @@ TEXT ·xgetbv(SB), NOSPLIT, $0-8
 	genMap(f32, "axpy32AVX2", "axpy")
 	genMap(f32, "scale32AVX2", "scale")
 	genMap(f32, "add32AVX2", "add")
-	genAddTo64()
+	genTo64(false)
+	genTo64(true)
 	var decls strings.Builder
 	for _, e := range []elem{f64, f32} {
 		for _, two := range []bool{false, true} {
@@ -615,9 +660,9 @@ TEXT ·xgetbv(SB), NOSPLIT, $0-8
 				for nc := 1; nc <= maxCols; nc++ {
 					genKernel(e, two, r, nc)
 					if two {
-						fmt.Fprintf(&decls, "func %s(x *%s, ldx int, a, b *%s, ldc int, d int, out *%s, ldo int)\n", kernelName(e, two, r, nc), e.goType, e.goType, e.goType)
+						fmt.Fprintf(&decls, "func %s(x *%s, ldx int, a, b *%s, ldc int, d int, out *%s, ldo int, pf uintptr)\n", kernelName(e, two, r, nc), e.goType, e.goType, e.goType)
 					} else {
-						fmt.Fprintf(&decls, "func %s(x *%s, ldx int, c *%s, ldc int, d int, out *%s, ldo int)\n", kernelName(e, two, r, nc), e.goType, e.goType, e.goType)
+						fmt.Fprintf(&decls, "func %s(x *%s, ldx int, c *%s, ldc int, d int, out *%s, ldo int, pf uintptr)\n", kernelName(e, two, r, nc), e.goType, e.goType, e.goType)
 					}
 				}
 			}

@@ -123,6 +123,19 @@ func BenchmarkAddTo64(b *testing.B) {
 	})
 }
 
+func BenchmarkAxpyTo64(b *testing.B) {
+	x, y := to32(uniform(benchD, 1)), uniform(benchD, 2)
+	b.Run(fmt.Sprintf("d=%d", benchD), func(b *testing.B) {
+		benchImpls(b, func(b *testing.B) {
+			b.SetBytes((4 + 16) * benchD)
+			for b.Loop() {
+				AxpyTo64(1e-9, x, y)
+			}
+			reportFlops(b, 2*benchD)
+		})
+	})
+}
+
 // Cache-resident block: 256 rows against 10 centroids.
 func BenchmarkDotsNT(b *testing.B) {
 	const n, k, d = 256, 10, benchD
@@ -244,6 +257,21 @@ func BenchmarkKMeansPass(b *testing.B) {
 				reportPass(b, 2*n*k*d)
 			})
 		})
+		// As the workloads call it: 64-row blocks (assign/update while hot).
+		b.Run(fmt.Sprintf("f64/blocks=64/goroutines=%d", g), func(b *testing.B) {
+			benchImpls(b, func(b *testing.B) {
+				b.SetBytes(8 * n * d)
+				for b.Loop() {
+					parallelRows(n, g, func(lo, hi int) {
+						for i := lo; i < hi; i += 64 {
+							m := min(64, hi-i)
+							DotsNT(X[i*d:(i+m)*d], m, C, k, d, out[i*k:(i+m)*k])
+						}
+					})
+				}
+				reportPass(b, 2*n*k*d)
+			})
+		})
 		b.Run(fmt.Sprintf("f32/goroutines=%d", g), func(b *testing.B) {
 			benchImpls(b, func(b *testing.B) {
 				b.SetBytes(4 * n * d)
@@ -289,11 +317,13 @@ func BenchmarkStream(b *testing.B) {
 		b.Run(fmt.Sprintf("goroutines=%d", g), func(b *testing.B) {
 			benchImpls(b, func(b *testing.B) {
 				b.SetBytes(int64(8 * len(X)))
+				var part [2]float64
 				for b.Loop() {
 					parallelRows(h, g, func(lo, hi int) {
-						sink64 += Dot(X[lo:hi], X[h+lo:h+hi])
+						part[lo*g/h] += Dot(X[lo:hi], X[h+lo:h+hi])
 					})
 				}
+				sink64 += part[0] + part[1]
 				reportPass(b, float64(len(X)))
 			})
 		})

@@ -173,6 +173,13 @@ func addTo64Generic(x []float32, y []float64) {
 	}
 }
 
+func axpyTo64Generic(a float64, x []float32, y []float64) {
+	y = y[:len(x)]
+	for i, v := range x {
+		y[i] += a * float64(v)
+	}
+}
+
 func dotsNT32Generic(X []float32, n int, C []float32, k, d int, out []float32) {
 	for i := 0; i < n; i++ {
 		x := X[i*d : i*d+d]

@@ -61,6 +61,7 @@ func TestNoOverread(t *testing.T) {
 			Scale32(0.5, y32)
 			Add32(x32, y32)
 			AddTo64(x32, y)
+			AxpyTo64(-0.5, x32, y)
 		}
 		for _, k := range []int{1, 3, 5, 7, 10} {
 			for d := 1; d <= 19; d++ {

@@ -131,6 +131,16 @@ func AddTo64(x []float32, y []float64) {
 	addTo64(x, y[:checkLen(len(x), len(y))])
 }
 
+// AxpyTo64 sets y += a·float64(x) over len(x) entries. With a = ±1 it is
+// exact up to the one rounding of the sum (K-means moving a float32 point
+// between float64 centroid sums: AxpyTo64(-1, x, old); AddTo64(x, new)).
+func AxpyTo64(a float64, x []float32, y []float64) {
+	if len(x) == 0 {
+		return
+	}
+	axpyTo64(a, x, y[:checkLen(len(x), len(y))])
+}
+
 // DotsNT32 is DotsNT for float32 storage; the sums are accumulated in
 // float32 (relative error grows like d·2⁻²⁴ in the worst case).
 func DotsNT32(X []float32, n int, C []float32, k, d int, out []float32) {

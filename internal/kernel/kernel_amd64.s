@@ -593,21 +593,85 @@ loop:
 	JGE loop
 tail:
 	ADDQ $16, CX
-	JE done
+tail1:
+	CMPQ CX, $4
+	JL scalar
+	VCVTPS2PD (SI), Y0
+	VADDPD (DI), Y0, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $16, SI
+	ADDQ $32, DI
+	SUBQ $4, CX
+	JMP tail1
 scalar:
+	TESTQ CX, CX
+	JE done
+scalar1:
 	VCVTSS2SD (SI), X0, X0
 	VADDSD (DI), X0, X0
 	VMOVSD X0, (DI)
 	ADDQ $4, SI
 	ADDQ $8, DI
 	DECQ CX
-	JNE scalar
+	JNE scalar1
 done:
 	VZEROUPPER
 	RET
 
-// func dotsNT64K1x1(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int)
-TEXT ·dotsNT64K1x1(SB), NOSPLIT, $0-56
+// func axpyTo64AVX2(a float64, x *float32, y *float64, n int)
+TEXT ·axpyTo64AVX2(SB), NOSPLIT, $0-32
+	VBROADCASTSD a+0(FP), Y15
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DI
+	MOVQ n+24(FP), CX
+	SUBQ $16, CX
+	JL tail
+loop:
+	VCVTPS2PD (SI), Y0
+	VFMADD213PD (DI), Y15, Y0
+	VCVTPS2PD 16(SI), Y1
+	VFMADD213PD 32(DI), Y15, Y1
+	VCVTPS2PD 32(SI), Y2
+	VFMADD213PD 64(DI), Y15, Y2
+	VCVTPS2PD 48(SI), Y3
+	VFMADD213PD 96(DI), Y15, Y3
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ $64, SI
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JGE loop
+tail:
+	ADDQ $16, CX
+tail1:
+	CMPQ CX, $4
+	JL scalar
+	VCVTPS2PD (SI), Y0
+	VFMADD213PD (DI), Y15, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $16, SI
+	ADDQ $32, DI
+	SUBQ $4, CX
+	JMP tail1
+scalar:
+	TESTQ CX, CX
+	JE done
+scalar1:
+	VCVTSS2SD (SI), X0, X0
+	VFMADD213SD (DI), X15, X0
+	VMOVSD X0, (DI)
+	ADDQ $4, SI
+	ADDQ $8, DI
+	DECQ CX
+	JNE scalar1
+done:
+	VZEROUPPER
+	RET
+
+// func dotsNT64K1x1(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
+TEXT ·dotsNT64K1x1(SB), NOSPLIT, $0-64
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R8
 	MOVQ c+16(FP), DI
@@ -658,8 +722,8 @@ reduce:
 	VZEROUPPER
 	RET
 
-// func dotsNT64K1x2(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int)
-TEXT ·dotsNT64K1x2(SB), NOSPLIT, $0-56
+// func dotsNT64K1x2(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
+TEXT ·dotsNT64K1x2(SB), NOSPLIT, $0-64
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R8
 	MOVQ c+16(FP), DI
@@ -716,8 +780,8 @@ reduce:
 	VZEROUPPER
 	RET
 
-// func dotsNT64K1x3(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int)
-TEXT ·dotsNT64K1x3(SB), NOSPLIT, $0-56
+// func dotsNT64K1x3(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
+TEXT ·dotsNT64K1x3(SB), NOSPLIT, $0-64
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R8
 	MOVQ c+16(FP), DI
@@ -785,8 +849,8 @@ reduce:
 	VZEROUPPER
 	RET
 
-// func dotsNT64K1x4(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int)
-TEXT ·dotsNT64K1x4(SB), NOSPLIT, $0-56
+// func dotsNT64K1x4(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
+TEXT ·dotsNT64K1x4(SB), NOSPLIT, $0-64
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R8
 	MOVQ c+16(FP), DI
@@ -858,8 +922,8 @@ reduce:
 	VZEROUPPER
 	RET
 
-// func dotsNT64K1x5(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int)
-TEXT ·dotsNT64K1x5(SB), NOSPLIT, $0-56
+// func dotsNT64K1x5(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
+TEXT ·dotsNT64K1x5(SB), NOSPLIT, $0-64
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R8
 	MOVQ c+16(FP), DI
@@ -942,8 +1006,8 @@ reduce:
 	VZEROUPPER
 	RET
 
-// func dotsNT64K2x1(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int)
-TEXT ·dotsNT64K2x1(SB), NOSPLIT, $0-56
+// func dotsNT64K2x1(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
+TEXT ·dotsNT64K2x1(SB), NOSPLIT, $0-64
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R8
 	MOVQ c+16(FP), DI
@@ -955,8 +1019,7 @@ TEXT ·dotsNT64K2x1(SB), NOSPLIT, $0-56
 	SHLQ $3, R9
 	SHLQ $3, R11
 	LEAQ (R8)(R8*2), R12
-	IMUL3Q $32, R8, R13
-	LEAQ (R13)(R8*1), BX
+	MOVQ pf+56(FP), R13
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	SUBQ $8, CX
@@ -964,8 +1027,8 @@ TEXT ·dotsNT64K2x1(SB), NOSPLIT, $0-56
 loop:
 	PREFETCHT0 (SI)(R8*2)
 	PREFETCHT0 (SI)(R12*1)
-	PREFETCHT1 (SI)(R13*1)
-	PREFETCHT1 (SI)(BX*1)
+	PREFETCHT0 (R13)
+	ADDQ $64, R13
 	VMOVUPD (SI), Y10
 	VMOVUPD (SI)(R8*1), Y11
 	VMOVUPD (DI), Y12
@@ -1018,8 +1081,8 @@ reduce:
 	VZEROUPPER
 	RET
 
-// func dotsNT64K2x2(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int)
-TEXT ·dotsNT64K2x2(SB), NOSPLIT, $0-56
+// func dotsNT64K2x2(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
+TEXT ·dotsNT64K2x2(SB), NOSPLIT, $0-64
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R8
 	MOVQ c+16(FP), DI
@@ -1031,8 +1094,7 @@ TEXT ·dotsNT64K2x2(SB), NOSPLIT, $0-56
 	SHLQ $3, R9
 	SHLQ $3, R11
 	LEAQ (R8)(R8*2), R12
-	IMUL3Q $32, R8, R13
-	LEAQ (R13)(R8*1), BX
+	MOVQ pf+56(FP), R13
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -1042,8 +1104,8 @@ TEXT ·dotsNT64K2x2(SB), NOSPLIT, $0-56
 loop:
 	PREFETCHT0 (SI)(R8*2)
 	PREFETCHT0 (SI)(R12*1)
-	PREFETCHT1 (SI)(R13*1)
-	PREFETCHT1 (SI)(BX*1)
+	PREFETCHT0 (R13)
+	ADDQ $64, R13
 	VMOVUPD (SI), Y10
 	VMOVUPD (SI)(R8*1), Y11
 	VMOVUPD (DI), Y12
@@ -1108,8 +1170,8 @@ reduce:
 	VZEROUPPER
 	RET
 
-// func dotsNT64K2x3(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int)
-TEXT ·dotsNT64K2x3(SB), NOSPLIT, $0-56
+// func dotsNT64K2x3(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
+TEXT ·dotsNT64K2x3(SB), NOSPLIT, $0-64
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R8
 	MOVQ c+16(FP), DI
@@ -1121,8 +1183,7 @@ TEXT ·dotsNT64K2x3(SB), NOSPLIT, $0-56
 	SHLQ $3, R9
 	SHLQ $3, R11
 	LEAQ (R8)(R8*2), R12
-	IMUL3Q $32, R8, R13
-	LEAQ (R13)(R8*1), BX
+	MOVQ pf+56(FP), R13
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -1134,8 +1195,8 @@ TEXT ·dotsNT64K2x3(SB), NOSPLIT, $0-56
 loop:
 	PREFETCHT0 (SI)(R8*2)
 	PREFETCHT0 (SI)(R12*1)
-	PREFETCHT1 (SI)(R13*1)
-	PREFETCHT1 (SI)(BX*1)
+	PREFETCHT0 (R13)
+	ADDQ $64, R13
 	VMOVUPD (SI), Y10
 	VMOVUPD (SI)(R8*1), Y11
 	VMOVUPD (DI), Y12
@@ -1222,8 +1283,8 @@ reduce:
 	VZEROUPPER
 	RET
 
-// func dotsNT64K2x4(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int)
-TEXT ·dotsNT64K2x4(SB), NOSPLIT, $0-56
+// func dotsNT64K2x4(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
+TEXT ·dotsNT64K2x4(SB), NOSPLIT, $0-64
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R8
 	MOVQ c+16(FP), DI
@@ -1236,8 +1297,7 @@ TEXT ·dotsNT64K2x4(SB), NOSPLIT, $0-56
 	SHLQ $3, R11
 	LEAQ (R9)(R9*2), R10
 	LEAQ (R8)(R8*2), R12
-	IMUL3Q $32, R8, R13
-	LEAQ (R13)(R8*1), BX
+	MOVQ pf+56(FP), R13
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -1251,8 +1311,8 @@ TEXT ·dotsNT64K2x4(SB), NOSPLIT, $0-56
 loop:
 	PREFETCHT0 (SI)(R8*2)
 	PREFETCHT0 (SI)(R12*1)
-	PREFETCHT1 (SI)(R13*1)
-	PREFETCHT1 (SI)(BX*1)
+	PREFETCHT0 (R13)
+	ADDQ $64, R13
 	VMOVUPD (SI), Y10
 	VMOVUPD (SI)(R8*1), Y11
 	VMOVUPD (DI), Y12
@@ -1345,8 +1405,8 @@ reduce:
 	VZEROUPPER
 	RET
 
-// func dotsNT64K2x5(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int)
-TEXT ·dotsNT64K2x5(SB), NOSPLIT, $0-56
+// func dotsNT64K2x5(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
+TEXT ·dotsNT64K2x5(SB), NOSPLIT, $0-64
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R8
 	MOVQ c+16(FP), DI
@@ -1359,8 +1419,7 @@ TEXT ·dotsNT64K2x5(SB), NOSPLIT, $0-56
 	SHLQ $3, R11
 	LEAQ (R9)(R9*2), R10
 	LEAQ (R8)(R8*2), R12
-	IMUL3Q $32, R8, R13
-	LEAQ (R13)(R8*1), BX
+	MOVQ pf+56(FP), R13
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -1376,8 +1435,8 @@ TEXT ·dotsNT64K2x5(SB), NOSPLIT, $0-56
 loop:
 	PREFETCHT0 (SI)(R8*2)
 	PREFETCHT0 (SI)(R12*1)
-	PREFETCHT1 (SI)(R13*1)
-	PREFETCHT1 (SI)(BX*1)
+	PREFETCHT0 (R13)
+	ADDQ $64, R13
 	VMOVUPD (SI), Y10
 	VMOVUPD (SI)(R8*1), Y11
 	VMOVUPD (DI), Y12
@@ -1492,8 +1551,8 @@ reduce:
 	VZEROUPPER
 	RET
 
-// func dotsNT264K1x1(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int)
-TEXT ·dotsNT264K1x1(SB), NOSPLIT, $0-64
+// func dotsNT264K1x1(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
+TEXT ·dotsNT264K1x1(SB), NOSPLIT, $0-72
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R8
 	MOVQ a+16(FP), DI
@@ -1556,8 +1615,8 @@ reduce:
 	VZEROUPPER
 	RET
 
-// func dotsNT264K1x2(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int)
-TEXT ·dotsNT264K1x2(SB), NOSPLIT, $0-64
+// func dotsNT264K1x2(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
+TEXT ·dotsNT264K1x2(SB), NOSPLIT, $0-72
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R8
 	MOVQ a+16(FP), DI
@@ -1631,8 +1690,8 @@ reduce:
 	VZEROUPPER
 	RET
 
-// func dotsNT264K1x3(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int)
-TEXT ·dotsNT264K1x3(SB), NOSPLIT, $0-64
+// func dotsNT264K1x3(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
+TEXT ·dotsNT264K1x3(SB), NOSPLIT, $0-72
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R8
 	MOVQ a+16(FP), DI
@@ -1722,8 +1781,8 @@ reduce:
 	VZEROUPPER
 	RET
 
-// func dotsNT264K1x4(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int)
-TEXT ·dotsNT264K1x4(SB), NOSPLIT, $0-64
+// func dotsNT264K1x4(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
+TEXT ·dotsNT264K1x4(SB), NOSPLIT, $0-72
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R8
 	MOVQ a+16(FP), DI
@@ -1822,8 +1881,8 @@ reduce:
 	VZEROUPPER
 	RET
 
-// func dotsNT264K1x5(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int)
-TEXT ·dotsNT264K1x5(SB), NOSPLIT, $0-64
+// func dotsNT264K1x5(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
+TEXT ·dotsNT264K1x5(SB), NOSPLIT, $0-72
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R8
 	MOVQ a+16(FP), DI
@@ -1938,8 +1997,8 @@ reduce:
 	VZEROUPPER
 	RET
 
-// func dotsNT264K2x1(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int)
-TEXT ·dotsNT264K2x1(SB), NOSPLIT, $0-64
+// func dotsNT264K2x1(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
+TEXT ·dotsNT264K2x1(SB), NOSPLIT, $0-72
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R8
 	MOVQ a+16(FP), DI
@@ -1952,8 +2011,7 @@ TEXT ·dotsNT264K2x1(SB), NOSPLIT, $0-64
 	SHLQ $3, R9
 	SHLQ $3, R11
 	LEAQ (R8)(R8*2), R12
-	IMUL3Q $32, R8, R13
-	LEAQ (R13)(R8*1), BX
+	MOVQ pf+64(FP), R13
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	SUBQ $8, CX
@@ -1961,8 +2019,8 @@ TEXT ·dotsNT264K2x1(SB), NOSPLIT, $0-64
 loop:
 	PREFETCHT0 (SI)(R8*2)
 	PREFETCHT0 (SI)(R12*1)
-	PREFETCHT1 (SI)(R13*1)
-	PREFETCHT1 (SI)(BX*1)
+	PREFETCHT0 (R13)
+	ADDQ $64, R13
 	VMOVUPD (SI), Y10
 	VMULPD Y10, Y10, Y12
 	VMOVUPD (SI)(R8*1), Y11
@@ -2037,8 +2095,8 @@ reduce:
 	VZEROUPPER
 	RET
 
-// func dotsNT264K2x2(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int)
-TEXT ·dotsNT264K2x2(SB), NOSPLIT, $0-64
+// func dotsNT264K2x2(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
+TEXT ·dotsNT264K2x2(SB), NOSPLIT, $0-72
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R8
 	MOVQ a+16(FP), DI
@@ -2051,8 +2109,7 @@ TEXT ·dotsNT264K2x2(SB), NOSPLIT, $0-64
 	SHLQ $3, R9
 	SHLQ $3, R11
 	LEAQ (R8)(R8*2), R12
-	IMUL3Q $32, R8, R13
-	LEAQ (R13)(R8*1), BX
+	MOVQ pf+64(FP), R13
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -2062,8 +2119,8 @@ TEXT ·dotsNT264K2x2(SB), NOSPLIT, $0-64
 loop:
 	PREFETCHT0 (SI)(R8*2)
 	PREFETCHT0 (SI)(R12*1)
-	PREFETCHT1 (SI)(R13*1)
-	PREFETCHT1 (SI)(BX*1)
+	PREFETCHT0 (R13)
+	ADDQ $64, R13
 	VMOVUPD (SI), Y10
 	VMULPD Y10, Y10, Y12
 	VMOVUPD (SI)(R8*1), Y11
@@ -2162,8 +2219,8 @@ reduce:
 	VZEROUPPER
 	RET
 
-// func dotsNT264K2x3(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int)
-TEXT ·dotsNT264K2x3(SB), NOSPLIT, $0-64
+// func dotsNT264K2x3(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
+TEXT ·dotsNT264K2x3(SB), NOSPLIT, $0-72
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R8
 	MOVQ a+16(FP), DI
@@ -2176,8 +2233,7 @@ TEXT ·dotsNT264K2x3(SB), NOSPLIT, $0-64
 	SHLQ $3, R9
 	SHLQ $3, R11
 	LEAQ (R8)(R8*2), R12
-	IMUL3Q $32, R8, R13
-	LEAQ (R13)(R8*1), BX
+	MOVQ pf+64(FP), R13
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -2189,8 +2245,8 @@ TEXT ·dotsNT264K2x3(SB), NOSPLIT, $0-64
 loop:
 	PREFETCHT0 (SI)(R8*2)
 	PREFETCHT0 (SI)(R12*1)
-	PREFETCHT1 (SI)(R13*1)
-	PREFETCHT1 (SI)(BX*1)
+	PREFETCHT0 (R13)
+	ADDQ $64, R13
 	VMOVUPD (SI), Y10
 	VMULPD Y10, Y10, Y12
 	VMOVUPD (SI)(R8*1), Y11
@@ -2323,8 +2379,8 @@ reduce:
 	VZEROUPPER
 	RET
 
-// func dotsNT264K2x4(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int)
-TEXT ·dotsNT264K2x4(SB), NOSPLIT, $0-64
+// func dotsNT264K2x4(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
+TEXT ·dotsNT264K2x4(SB), NOSPLIT, $0-72
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R8
 	MOVQ a+16(FP), DI
@@ -2338,8 +2394,7 @@ TEXT ·dotsNT264K2x4(SB), NOSPLIT, $0-64
 	SHLQ $3, R11
 	LEAQ (R9)(R9*2), R10
 	LEAQ (R8)(R8*2), R12
-	IMUL3Q $32, R8, R13
-	LEAQ (R13)(R8*1), BX
+	MOVQ pf+64(FP), R13
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -2353,8 +2408,8 @@ TEXT ·dotsNT264K2x4(SB), NOSPLIT, $0-64
 loop:
 	PREFETCHT0 (SI)(R8*2)
 	PREFETCHT0 (SI)(R12*1)
-	PREFETCHT1 (SI)(R13*1)
-	PREFETCHT1 (SI)(BX*1)
+	PREFETCHT0 (R13)
+	ADDQ $64, R13
 	VMOVUPD (SI), Y10
 	VMULPD Y10, Y10, Y12
 	VMOVUPD (SI)(R8*1), Y11
@@ -2505,8 +2560,8 @@ reduce:
 	VZEROUPPER
 	RET
 
-// func dotsNT264K2x5(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int)
-TEXT ·dotsNT264K2x5(SB), NOSPLIT, $0-64
+// func dotsNT264K2x5(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
+TEXT ·dotsNT264K2x5(SB), NOSPLIT, $0-72
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R8
 	MOVQ a+16(FP), DI
@@ -2520,8 +2575,7 @@ TEXT ·dotsNT264K2x5(SB), NOSPLIT, $0-64
 	SHLQ $3, R11
 	LEAQ (R9)(R9*2), R10
 	LEAQ (R8)(R8*2), R12
-	IMUL3Q $32, R8, R13
-	LEAQ (R13)(R8*1), BX
+	MOVQ pf+64(FP), R13
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -2537,8 +2591,8 @@ TEXT ·dotsNT264K2x5(SB), NOSPLIT, $0-64
 loop:
 	PREFETCHT0 (SI)(R8*2)
 	PREFETCHT0 (SI)(R12*1)
-	PREFETCHT1 (SI)(R13*1)
-	PREFETCHT1 (SI)(BX*1)
+	PREFETCHT0 (R13)
+	ADDQ $64, R13
 	VMOVUPD (SI), Y10
 	VMULPD Y10, Y10, Y12
 	VMOVUPD (SI)(R8*1), Y11
@@ -2723,8 +2777,8 @@ reduce:
 	VZEROUPPER
 	RET
 
-// func dotsNT32K1x1(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int)
-TEXT ·dotsNT32K1x1(SB), NOSPLIT, $0-56
+// func dotsNT32K1x1(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int, pf uintptr)
+TEXT ·dotsNT32K1x1(SB), NOSPLIT, $0-64
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R8
 	MOVQ c+16(FP), DI
@@ -2776,8 +2830,8 @@ reduce:
 	VZEROUPPER
 	RET
 
-// func dotsNT32K1x2(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int)
-TEXT ·dotsNT32K1x2(SB), NOSPLIT, $0-56
+// func dotsNT32K1x2(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int, pf uintptr)
+TEXT ·dotsNT32K1x2(SB), NOSPLIT, $0-64
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R8
 	MOVQ c+16(FP), DI
@@ -2836,8 +2890,8 @@ reduce:
 	VZEROUPPER
 	RET
 
-// func dotsNT32K1x3(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int)
-TEXT ·dotsNT32K1x3(SB), NOSPLIT, $0-56
+// func dotsNT32K1x3(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int, pf uintptr)
+TEXT ·dotsNT32K1x3(SB), NOSPLIT, $0-64
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R8
 	MOVQ c+16(FP), DI
@@ -2908,8 +2962,8 @@ reduce:
 	VZEROUPPER
 	RET
 
-// func dotsNT32K1x4(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int)
-TEXT ·dotsNT32K1x4(SB), NOSPLIT, $0-56
+// func dotsNT32K1x4(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int, pf uintptr)
+TEXT ·dotsNT32K1x4(SB), NOSPLIT, $0-64
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R8
 	MOVQ c+16(FP), DI
@@ -2981,8 +3035,8 @@ reduce:
 	VZEROUPPER
 	RET
 
-// func dotsNT32K1x5(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int)
-TEXT ·dotsNT32K1x5(SB), NOSPLIT, $0-56
+// func dotsNT32K1x5(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int, pf uintptr)
+TEXT ·dotsNT32K1x5(SB), NOSPLIT, $0-64
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R8
 	MOVQ c+16(FP), DI
@@ -3066,8 +3120,8 @@ reduce:
 	VZEROUPPER
 	RET
 
-// func dotsNT32K2x1(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int)
-TEXT ·dotsNT32K2x1(SB), NOSPLIT, $0-56
+// func dotsNT32K2x1(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int, pf uintptr)
+TEXT ·dotsNT32K2x1(SB), NOSPLIT, $0-64
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R8
 	MOVQ c+16(FP), DI
@@ -3079,8 +3133,7 @@ TEXT ·dotsNT32K2x1(SB), NOSPLIT, $0-56
 	SHLQ $2, R9
 	SHLQ $2, R11
 	LEAQ (R8)(R8*2), R12
-	IMUL3Q $32, R8, R13
-	LEAQ (R13)(R8*1), BX
+	MOVQ pf+56(FP), R13
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	SUBQ $16, CX
@@ -3088,8 +3141,8 @@ TEXT ·dotsNT32K2x1(SB), NOSPLIT, $0-56
 loop:
 	PREFETCHT0 (SI)(R8*2)
 	PREFETCHT0 (SI)(R12*1)
-	PREFETCHT1 (SI)(R13*1)
-	PREFETCHT1 (SI)(BX*1)
+	PREFETCHT0 (R13)
+	ADDQ $64, R13
 	VMOVUPS (SI), Y10
 	VMOVUPS (SI)(R8*1), Y11
 	VMOVUPS (DI), Y12
@@ -3144,8 +3197,8 @@ reduce:
 	VZEROUPPER
 	RET
 
-// func dotsNT32K2x2(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int)
-TEXT ·dotsNT32K2x2(SB), NOSPLIT, $0-56
+// func dotsNT32K2x2(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int, pf uintptr)
+TEXT ·dotsNT32K2x2(SB), NOSPLIT, $0-64
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R8
 	MOVQ c+16(FP), DI
@@ -3157,8 +3210,7 @@ TEXT ·dotsNT32K2x2(SB), NOSPLIT, $0-56
 	SHLQ $2, R9
 	SHLQ $2, R11
 	LEAQ (R8)(R8*2), R12
-	IMUL3Q $32, R8, R13
-	LEAQ (R13)(R8*1), BX
+	MOVQ pf+56(FP), R13
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -3168,8 +3220,8 @@ TEXT ·dotsNT32K2x2(SB), NOSPLIT, $0-56
 loop:
 	PREFETCHT0 (SI)(R8*2)
 	PREFETCHT0 (SI)(R12*1)
-	PREFETCHT1 (SI)(R13*1)
-	PREFETCHT1 (SI)(BX*1)
+	PREFETCHT0 (R13)
+	ADDQ $64, R13
 	VMOVUPS (SI), Y10
 	VMOVUPS (SI)(R8*1), Y11
 	VMOVUPS (DI), Y12
@@ -3238,8 +3290,8 @@ reduce:
 	VZEROUPPER
 	RET
 
-// func dotsNT32K2x3(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int)
-TEXT ·dotsNT32K2x3(SB), NOSPLIT, $0-56
+// func dotsNT32K2x3(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int, pf uintptr)
+TEXT ·dotsNT32K2x3(SB), NOSPLIT, $0-64
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R8
 	MOVQ c+16(FP), DI
@@ -3251,8 +3303,7 @@ TEXT ·dotsNT32K2x3(SB), NOSPLIT, $0-56
 	SHLQ $2, R9
 	SHLQ $2, R11
 	LEAQ (R8)(R8*2), R12
-	IMUL3Q $32, R8, R13
-	LEAQ (R13)(R8*1), BX
+	MOVQ pf+56(FP), R13
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -3264,8 +3315,8 @@ TEXT ·dotsNT32K2x3(SB), NOSPLIT, $0-56
 loop:
 	PREFETCHT0 (SI)(R8*2)
 	PREFETCHT0 (SI)(R12*1)
-	PREFETCHT1 (SI)(R13*1)
-	PREFETCHT1 (SI)(BX*1)
+	PREFETCHT0 (R13)
+	ADDQ $64, R13
 	VMOVUPS (SI), Y10
 	VMOVUPS (SI)(R8*1), Y11
 	VMOVUPS (DI), Y12
@@ -3358,8 +3409,8 @@ reduce:
 	VZEROUPPER
 	RET
 
-// func dotsNT32K2x4(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int)
-TEXT ·dotsNT32K2x4(SB), NOSPLIT, $0-56
+// func dotsNT32K2x4(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int, pf uintptr)
+TEXT ·dotsNT32K2x4(SB), NOSPLIT, $0-64
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R8
 	MOVQ c+16(FP), DI
@@ -3372,8 +3423,7 @@ TEXT ·dotsNT32K2x4(SB), NOSPLIT, $0-56
 	SHLQ $2, R11
 	LEAQ (R9)(R9*2), R10
 	LEAQ (R8)(R8*2), R12
-	IMUL3Q $32, R8, R13
-	LEAQ (R13)(R8*1), BX
+	MOVQ pf+56(FP), R13
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -3387,8 +3437,8 @@ TEXT ·dotsNT32K2x4(SB), NOSPLIT, $0-56
 loop:
 	PREFETCHT0 (SI)(R8*2)
 	PREFETCHT0 (SI)(R12*1)
-	PREFETCHT1 (SI)(R13*1)
-	PREFETCHT1 (SI)(BX*1)
+	PREFETCHT0 (R13)
+	ADDQ $64, R13
 	VMOVUPS (SI), Y10
 	VMOVUPS (SI)(R8*1), Y11
 	VMOVUPS (DI), Y12
@@ -3481,8 +3531,8 @@ reduce:
 	VZEROUPPER
 	RET
 
-// func dotsNT32K2x5(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int)
-TEXT ·dotsNT32K2x5(SB), NOSPLIT, $0-56
+// func dotsNT32K2x5(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int, pf uintptr)
+TEXT ·dotsNT32K2x5(SB), NOSPLIT, $0-64
 	MOVQ x+0(FP), SI
 	MOVQ ldx+8(FP), R8
 	MOVQ c+16(FP), DI
@@ -3495,8 +3545,7 @@ TEXT ·dotsNT32K2x5(SB), NOSPLIT, $0-56
 	SHLQ $2, R11
 	LEAQ (R9)(R9*2), R10
 	LEAQ (R8)(R8*2), R12
-	IMUL3Q $32, R8, R13
-	LEAQ (R13)(R8*1), BX
+	MOVQ pf+56(FP), R13
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -3512,8 +3561,8 @@ TEXT ·dotsNT32K2x5(SB), NOSPLIT, $0-56
 loop:
 	PREFETCHT0 (SI)(R8*2)
 	PREFETCHT0 (SI)(R12*1)
-	PREFETCHT1 (SI)(R13*1)
-	PREFETCHT1 (SI)(BX*1)
+	PREFETCHT0 (R13)
+	ADDQ $64, R13
 	VMOVUPS (SI), Y10
 	VMOVUPS (SI)(R8*1), Y11
 	VMOVUPS (DI), Y12

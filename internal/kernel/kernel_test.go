@@ -307,6 +307,22 @@ func TestAxpyScaleAdd32(t *testing.T) {
 					}
 					checkClose(t, fmt.Sprintf("AddTo64 n=%d i=%d", n, i), y64[i], want, 0, 0)
 				}
+
+				for _, a := range []float64{1, -1, r.NormFloat64()} {
+					y64 = append(y64[:0], y640...)
+					AxpyTo64(a, x, y64)
+					for i := range y64 {
+						want, scale := y640[i], 0.0
+						if i < n {
+							p := a * float64(x[i])
+							want, scale = y640[i]+p, math.Abs(y640[i])+math.Abs(p)
+						}
+						if a == 1 || a == -1 {
+							scale = 0 // y ± x rounds once either way: exact match
+						}
+						checkClose(t, fmt.Sprintf("AxpyTo64 a=%v n=%d i=%d", a, n, i), y64[i], want, scale, 4e-16)
+					}
+				}
 			}
 		}
 	})
@@ -460,5 +476,137 @@ func TestPanics(t *testing.T) {
 		mustPanic("DotsNT negative", func() { DotsNT(x, -1, x, 2, 4, x) })
 		mustPanic("DotsNT32 short C", func() { DotsNT32(x32, 2, x32[:7], 2, 4, x32) })
 		mustPanic("DotsNT2 short B", func() { DotsNT2(x, 2, x, x[:7], 2, 4, x) })
+	})
+}
+
+// Shapes that exercise the blocked drivers: several d chunks and centroid
+// panels, packed (n ≥ 16) and unpacked C, 4 KiB-multiple row strides.
+func TestDotsNTBlocked(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(23, 24))
+		for _, n := range []int{5, 33} {
+			for _, k := range []int{1, 7, 10, 16, 31} {
+				for _, d := range []int{257, 512, 784, 1031} {
+					checkAllNT(t, r, n, k, d)
+				}
+			}
+		}
+	})
+}
+
+// checkAllNT runs DotsNT, DotsNT32 and DotsNT2 on random n×d / k×d inputs
+// against float64 references.
+func checkAllNT(t *testing.T, r *rand.Rand, n, k, d int) {
+	t.Helper()
+	X, C, B := randVec(r, n*d, 1), randVec(r, k*d, 2), randVec(r, k*d, 3)
+	X32, C32 := to32(X), to32(C)
+	out, out2, out32 := make([]float64, n*k), make([]float64, n*k), make([]float32, n*k)
+	DotsNT(X, n, C, k, d, out)
+	DotsNT2(X, n, C, B, k, d, out2)
+	DotsNT32(X32, n, C32, k, d, out32)
+	for i := 0; i < n; i++ {
+		for j := 0; j < k; j++ {
+			what := fmt.Sprintf("n=%d k=%d d=%d [%d,%d]", n, k, d, i, j)
+			want, abs := refDot(X[i*d:(i+1)*d], C[j*d:(j+1)*d])
+			checkClose(t, "DotsNT "+what, out[i*k+j], want, abs, tol64)
+			want, abs = refDot32(X32[i*d:(i+1)*d], C32[j*d:(j+1)*d])
+			checkClose(t, "DotsNT32 "+what, float64(out32[i*k+j]), want, abs, tol32)
+			want, abs = 0, 0
+			for t := 0; t < d; t++ {
+				x := X[i*d+t]
+				p, q := x*x*C[j*d+t], x*B[j*d+t]
+				want += p + q
+				abs += math.Abs(p) + math.Abs(q)
+			}
+			checkClose(t, "DotsNT2 "+what, out2[i*k+j], want, abs, tol64)
+		}
+	}
+}
+
+// TestAsmVsGeneric compares the selected implementation directly with the
+// *Generic reference functions (the other tests compare both with exact-ish
+// float64 sums).
+func TestAsmVsGeneric(t *testing.T) {
+	if !hasAsm {
+		t.Skip("no asm kernels in this build / on this CPU")
+	}
+	saved := useAsm
+	useAsm = true
+	defer func() { useAsm = saved }()
+	r := rand.New(rand.NewPCG(27, 28))
+	for n := 0; n <= maxLen; n++ {
+		off := n % 4
+		x, y := randVec(r, n, off), randVec(r, n, 3-off)
+		_, abs := refDot(x, y)
+		checkClose(t, fmt.Sprint("Dot ", n), Dot(x, y), dotGeneric(x, y), abs, tol64)
+		sq := sqDistGeneric(x, y)
+		checkClose(t, fmt.Sprint("SqDist ", n), SqDist(x, y), sq, sq, tol64)
+		x32, y32 := to32(x), to32(y)
+		_, abs = refDot32(x32, y32)
+		checkClose(t, fmt.Sprint("Dot32 ", n), float64(Dot32(x32, y32)), float64(dot32Generic(x32, y32)), abs, 2*tol32)
+		sq = float64(sqDist32Generic(x32, y32))
+		checkClose(t, fmt.Sprint("SqDist32 ", n), float64(SqDist32(x32, y32)), sq, sq, 2*tol32)
+		for _, k := range []int{1, 4, 5, 7, 10, 12} {
+			for _, rows := range []int{1, 2, 3} {
+				X, C := randVec(r, rows*n, off), randVec(r, k*n, 1)
+				got, want := make([]float64, rows*k), make([]float64, rows*k)
+				DotsNT(X, rows, C, k, n, got)
+				dotsNTGeneric(X, rows, C, k, n, want)
+				B := randVec(r, k*n, 2)
+				got2, want2 := make([]float64, rows*k), make([]float64, rows*k)
+				DotsNT2(X, rows, C, B, k, n, got2)
+				dotsNT2Generic(X, rows, C, B, k, n, want2)
+				X32, C32 := to32(X), to32(C)
+				got32, want32 := make([]float32, rows*k), make([]float32, rows*k)
+				DotsNT32(X32, rows, C32, k, n, got32)
+				dotsNT32Generic(X32, rows, C32, k, n, want32)
+				for i := 0; i < rows; i++ {
+					for j := 0; j < k; j++ {
+						what := fmt.Sprintf("n=%d k=%d rows=%d [%d,%d]", n, k, rows, i, j)
+						_, abs := refDot(X[i*n:(i+1)*n], C[j*n:(j+1)*n])
+						checkClose(t, "DotsNT "+what, got[i*k+j], want[i*k+j], abs, tol64)
+						_, abs32 := refDot32(X32[i*n:(i+1)*n], C32[j*n:(j+1)*n])
+						checkClose(t, "DotsNT32 "+what, float64(got32[i*k+j]), float64(want32[i*k+j]), abs32, 2*tol32)
+						var abs2 float64
+						for t := 0; t < n; t++ {
+							xv := X[i*n+t]
+							abs2 += math.Abs(xv*xv*C[j*n+t]) + math.Abs(xv*B[j*n+t])
+						}
+						checkClose(t, "DotsNT2 "+what, got2[i*k+j], want2[i*k+j], abs2, tol64)
+					}
+				}
+			}
+		}
+	}
+}
+
+// A row's results must not depend on how the caller splits X into calls
+// (goroutine halves, 64-row blocks, single rows): bitwise equality.
+func TestRowSplitInvariance(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(29, 30))
+		for _, s := range []struct{ n, k, d int }{{37, 10, 784}, {37, 7, 61}, {21, 16, 512}} {
+			n, k, d := s.n, s.k, s.d
+			X, C, B := randVec(r, n*d, 0), randVec(r, k*d, 1), randVec(r, k*d, 2)
+			X32, C32 := to32(X), to32(C)
+			full, full2, full32 := make([]float64, n*k), make([]float64, n*k), make([]float32, n*k)
+			DotsNT(X, n, C, k, d, full)
+			DotsNT2(X, n, C, B, k, d, full2)
+			DotsNT32(X32, n, C32, k, d, full32)
+			for _, step := range []int{1, 2, 3, 16, 17} {
+				part, part2, part32 := make([]float64, n*k), make([]float64, n*k), make([]float32, n*k)
+				for i := 0; i < n; i += step {
+					m := min(step, n-i)
+					DotsNT(X[i*d:], m, C, k, d, part[i*k:])
+					DotsNT2(X[i*d:], m, C, B, k, d, part2[i*k:])
+					DotsNT32(X32[i*d:], m, C32, k, d, part32[i*k:])
+				}
+				for i := range full {
+					if part[i] != full[i] || part2[i] != full2[i] || part32[i] != full32[i] {
+						t.Fatalf("n=%d k=%d d=%d step=%d: entry %d differs", n, k, d, step, i)
+					}
+				}
+			}
+		}
 	})
 }

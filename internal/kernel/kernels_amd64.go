@@ -7,94 +7,94 @@ package kernel
 // Register-blocked kernels (see asm_gen.go for the contract).
 
 //go:noescape
-func dotsNT64K1x1(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int)
+func dotsNT64K1x1(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
 
 //go:noescape
-func dotsNT64K1x2(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int)
+func dotsNT64K1x2(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
 
 //go:noescape
-func dotsNT64K1x3(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int)
+func dotsNT64K1x3(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
 
 //go:noescape
-func dotsNT64K1x4(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int)
+func dotsNT64K1x4(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
 
 //go:noescape
-func dotsNT64K1x5(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int)
+func dotsNT64K1x5(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
 
 //go:noescape
-func dotsNT64K2x1(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int)
+func dotsNT64K2x1(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
 
 //go:noescape
-func dotsNT64K2x2(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int)
+func dotsNT64K2x2(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
 
 //go:noescape
-func dotsNT64K2x3(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int)
+func dotsNT64K2x3(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
 
 //go:noescape
-func dotsNT64K2x4(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int)
+func dotsNT64K2x4(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
 
 //go:noescape
-func dotsNT64K2x5(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int)
+func dotsNT64K2x5(x *float64, ldx int, c *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
 
 //go:noescape
-func dotsNT264K1x1(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int)
+func dotsNT264K1x1(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
 
 //go:noescape
-func dotsNT264K1x2(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int)
+func dotsNT264K1x2(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
 
 //go:noescape
-func dotsNT264K1x3(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int)
+func dotsNT264K1x3(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
 
 //go:noescape
-func dotsNT264K1x4(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int)
+func dotsNT264K1x4(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
 
 //go:noescape
-func dotsNT264K1x5(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int)
+func dotsNT264K1x5(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
 
 //go:noescape
-func dotsNT264K2x1(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int)
+func dotsNT264K2x1(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
 
 //go:noescape
-func dotsNT264K2x2(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int)
+func dotsNT264K2x2(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
 
 //go:noescape
-func dotsNT264K2x3(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int)
+func dotsNT264K2x3(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
 
 //go:noescape
-func dotsNT264K2x4(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int)
+func dotsNT264K2x4(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
 
 //go:noescape
-func dotsNT264K2x5(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int)
+func dotsNT264K2x5(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
 
 //go:noescape
-func dotsNT32K1x1(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int)
+func dotsNT32K1x1(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int, pf uintptr)
 
 //go:noescape
-func dotsNT32K1x2(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int)
+func dotsNT32K1x2(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int, pf uintptr)
 
 //go:noescape
-func dotsNT32K1x3(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int)
+func dotsNT32K1x3(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int, pf uintptr)
 
 //go:noescape
-func dotsNT32K1x4(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int)
+func dotsNT32K1x4(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int, pf uintptr)
 
 //go:noescape
-func dotsNT32K1x5(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int)
+func dotsNT32K1x5(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int, pf uintptr)
 
 //go:noescape
-func dotsNT32K2x1(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int)
+func dotsNT32K2x1(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int, pf uintptr)
 
 //go:noescape
-func dotsNT32K2x2(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int)
+func dotsNT32K2x2(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int, pf uintptr)
 
 //go:noescape
-func dotsNT32K2x3(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int)
+func dotsNT32K2x3(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int, pf uintptr)
 
 //go:noescape
-func dotsNT32K2x4(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int)
+func dotsNT32K2x4(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int, pf uintptr)
 
 //go:noescape
-func dotsNT32K2x5(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int)
+func dotsNT32K2x5(x *float32, ldx int, c *float32, ldc int, d int, out *float32, ldo int, pf uintptr)
 
 var kern64 = kernTab[float64]{
 	1: {1: dotsNT64K1x1, 2: dotsNT64K1x2, 3: dotsNT64K1x3, 4: dotsNT64K1x4, 5: dotsNT64K1x5},
