@@ -1,12 +1,3 @@
-// Command syncbench trains and compares synchronization models for
-// data-parallel machine learning.
-//
-// Usage:
-//
-//	syncbench [train] [flags]   train one algorithm in one process
-//
-// With no arguments it runs `train` on embedded synthetic data (K-means on
-// Gaussian blobs). Run `syncbench train -h` for the flags.
 package main
 
 import (

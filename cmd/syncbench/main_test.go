@@ -3,8 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/syncmodels/syncmodels/dataset"
 )
 
 func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -86,6 +90,46 @@ func TestTrainErrors(t *testing.T) {
 		code, _, errs := runCmd(t, tc.args...)
 		if code != tc.code || !strings.Contains(errs, tc.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 && tc.code == 1 {
 			t.Errorf("syncbench %v: exit %d, stderr %q; want exit %d and one line mentioning %q", tc.args, code, errs, tc.code, tc.want)
+		}
+	}
+}
+
+// TestTrainFashionMatchesScikitLearn runs the command end to end on
+// Fashion-MNIST and compares with the scikit-learn Lloyd inertia stored in
+// testdata/sklearn/kmeans_fashion.json (made by testdata/sklearn/make_refs.py).
+func TestTrainFashionMatchesScikitLearn(t *testing.T) {
+	if _, err := os.Stat(dataset.FashionMNISTDir); err != nil {
+		t.Skipf("Fashion-MNIST not installed (apt-get install dataset-fashion-mnist): %v", err)
+	}
+	raw, err := os.ReadFile("../../testdata/sklearn/kmeans_fashion.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref struct {
+		Runs []struct {
+			MaxIter int     `json:"max_iter"`
+			Inertia float64 `json:"inertia"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(raw, &ref); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCmd(t, "train", "-algo", "kmeans", "-data", "idx:"+dataset.FashionMNISTDir,
+		"-k", "10", "-init", "first", "-iters", "20", "-workers", "2", "-json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got trainJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Points != 60000 || got.Dim != 784 || len(got.Objectives) != 20 {
+		t.Fatalf("ran on %d×%d with %d objectives; want 60000×784, 20", got.Points, got.Dim, len(got.Objectives))
+	}
+	for _, r := range ref.Runs {
+		g := got.Objectives[r.MaxIter-1]
+		if rel := math.Abs(g-r.Inertia) / r.Inertia; rel > 1e-9 {
+			t.Errorf("inertia after %d iterations = %.17g; scikit-learn %.17g (rel %.2g)", r.MaxIter, g, r.Inertia, rel)
 		}
 	}
 }
