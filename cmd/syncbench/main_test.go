@@ -77,6 +77,7 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "-init", "middle"}, 2, `-init "middle"`},
 		{[]string{"train", "-optimizer", "lbfgs"}, 2, `-optimizer "lbfgs"`},
 		{[]string{"train", "-lr", "-1"}, 2, "-lr -1"},
+		{[]string{"train", "-eval-every", "0"}, 2, "-eval-every 0"},
 		{[]string{"train", "-nosuchflag"}, 2, "flag provided but not defined"},
 		{[]string{"train", "extra"}, 2, `unexpected argument "extra"`},
 		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},

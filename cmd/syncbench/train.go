@@ -20,6 +20,7 @@ type trainFlags struct {
 	algo, data, init, optimizer string
 	n, dim, k, rank             int
 	iters, batch, workers       int
+	evalEvery                   int
 	lr, l2                      float64
 	positive                    int
 	seed                        uint64
@@ -39,6 +40,7 @@ type trainJSON struct {
 	InitialObjective float64   `json:"initial_objective"`
 	Objective        float64   `json:"objective"`
 	Objectives       []float64 `json:"objectives"`
+	EvaluatedAt      []int     `json:"evaluated_at"`
 	Minimize         bool      `json:"minimize"`
 	Seconds          float64   `json:"seconds"`
 	SecondsPerIter   float64   `json:"seconds_per_iteration"`
@@ -56,6 +58,7 @@ func train(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.rank, "rank", 10, "factor rank (pmf, nmf)")
 	fs.IntVar(&f.iters, "iters", 20, "iterations (server steps)")
 	fs.IntVar(&f.batch, "batch", -1, "points per worker per iteration; 0 = full pass; -1 = the algorithm's default (full pass; pmf 5000 ratings)")
+	fs.IntVar(&f.evalEvery, "eval-every", 1, "evaluate the objective (one pass over the data) every N iterations and after the last")
 	fs.IntVar(&f.workers, "workers", 1, "data shards (each with a worker; run in parallel, results independent of core count)")
 	fs.Float64Var(&f.lr, "lr", 0, "learning rate (lr, pmf, nmf); 0 = the algorithm's default")
 	fs.Float64Var(&f.l2, "l2", -1, "L2 coefficient λ (lr, pmf); negative = the algorithm's default")
@@ -103,9 +106,9 @@ func train(args []string, stdout, stderr io.Writer) int {
 	}
 	start := time.Now()
 	cfg := trainer.Config{
-		Workers: f.workers, Iters: f.iters, Batch: f.batch, Seed: f.seed, Shuffle: f.shuffle,
+		Workers: f.workers, Iters: f.iters, Batch: f.batch, Seed: f.seed, Shuffle: f.shuffle, EvalEvery: f.evalEvery,
 		OnIter: func(it trainer.Iter) {
-			if !f.jsonOut {
+			if !f.jsonOut && !math.IsNaN(it.Objective) {
 				fmt.Fprintf(stdout, "%6d  %-22.15g  %.3f\n", it.Iteration, it.Objective, time.Since(start).Seconds())
 			}
 		},
@@ -120,7 +123,7 @@ func train(args []string, stdout, stderr io.Writer) int {
 	out := trainJSON{
 		Algo: alg.Name(), Data: f.data, Points: n, Dim: dim, Workers: f.workers, Batch: f.batch, Seed: f.seed,
 		Iterations: res.Iterations, InitialObjective: res.InitialObjective, Objective: res.Objective,
-		Objectives: res.Objectives, Minimize: alg.Minimize(), Seconds: secs,
+		Objectives: res.Objectives, EvaluatedAt: res.EvaluatedAt, Minimize: alg.Minimize(), Seconds: secs,
 	}
 	if res.Iterations > 0 {
 		out.SecondsPerIter = secs / float64(res.Iterations)
@@ -154,6 +157,8 @@ func (f *trainFlags) check() error {
 		return fmt.Errorf("-iters %d: want ≥ 0", f.iters)
 	case f.batch < -1:
 		return fmt.Errorf("-batch %d: want ≥ 0 (0 = full pass) or -1 (default)", f.batch)
+	case f.evalEvery < 1:
+		return fmt.Errorf("-eval-every %d: want ≥ 1", f.evalEvery)
 	case f.workers < 1:
 		return fmt.Errorf("-workers %d: want ≥ 1", f.workers)
 	case f.n < 0 || f.dim < 0:
