@@ -1,0 +1,59 @@
+// Package barrier provides blocking, context-aware synchronization
+// primitives for the goroutines of a data-parallel training job, one per
+// synchronization model:
+//
+//   - Cyclic: the bulk synchronous parallel (BSP) superstep barrier. Round r
+//     releases when every worker taking part in it has arrived. This is the
+//     barrier of BSP training in all the papers the module follows (FSP's
+//     BSPB and BSPV baselines, MLLess's BSP, the P2P paper's synchronous
+//     mode), and the one ISP (MLLess) adds its significance filter to.
+//   - ClockTable: the clock table of stale synchronous parallel (SSP)
+//     execution (Ho et al., NIPS 2013). Each worker has a clock; a worker
+//     about to run iteration c waits until every clock is at least c − s.
+//     MLLess compares ISP with SSP at s = 3; s = 0 is BSP.
+//   - Quorum: a k-of-n barrier (slsML): round r releases when k of its
+//     members arrived (a count, or a fraction such as 90% rounded up), so
+//     the tail of a serverless fleet does not stall every round. Late
+//     arrivals are never dropped: they count for the next round, and Wait
+//     says which.
+//
+// Membership is dynamic in all three, for elastic and preemptible fleets
+// (MLLess scale-in, DOLL preemption). In Cyclic and Quorum a worker that
+// joins while a round is in progress takes part from the next round, so it
+// never holds up a round it was not part of; a worker that leaves is no
+// longer awaited, and if it was the last one awaited the round releases. In
+// ClockTable a joiner starts at the current minimum clock, so it never
+// blocks a worker that was allowed to run, and a leaver no longer holds the
+// minimum back. A Wait whose worker leaves returns an error wrapping
+// ErrLeft.
+//
+// # Contexts and errors
+//
+// Every blocking call takes a context. A Wait whose context ends first
+// returns a *WaitError that wraps ctx.Err() (errors.Is(err,
+// context.DeadlineExceeded) works) and names the workers it was still
+// waiting for: the missing arrivals of a round, or the slowest clocks. Its
+// arrival is withdrawn, so the barrier is as if it had never been called:
+// a timed-out worker can retry, or be told to Leave. A Wait with a context
+// that is already done fails without arriving, as x/sync/semaphore does. Use
+// context deadlines for timeouts; the package reads no clock. Calls naming
+// a worker that is not a member, a second Join, or a second concurrent Wait
+// for one worker return a *WorkerError (ErrNotMember, ErrAlreadyMember,
+// ErrBusy) and change nothing.
+//
+// # Implementation
+//
+// The package starts no goroutine and has no package-level state. A waiter
+// first yields its processor a few times (runtime.Gosched) and rechecks,
+// which lets the rest of the round arrive without a park and a wakeup per
+// waiter; then it parks on a channel that the releasing arrival closes. The
+// yields are bounded, so a waiter for a straggler parks within microseconds
+// and burns no CPU. On the 2-core reference machine a 16-goroutine Cyclic
+// round takes about 1.7–2.3 µs against about 2.5–2.8 µs for a naive
+// sync.Cond barrier (BenchmarkCyclic).
+//
+// The interaction tests in testdata/*.txt are readable traces of each
+// primitive's behaviour (run with -update to rewrite them), and the
+// differential tests check the primitives against naive reference models
+// under random seeded schedules.
+package barrier
