@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/algorithms/internal/emcore"
 	"github.com/syncmodels/syncmodels/algorithms/kmeans"
 	"github.com/syncmodels/syncmodels/dataset"
 )
@@ -46,22 +47,8 @@ var _ algorithms.Algorithm = (*FCM)(nil)
 // FCM is in use. It returns an error wrapping algorithms.ErrConfig for an
 // invalid configuration or data.
 func New(data *dataset.Dense, cfg Config) (*FCM, error) {
-	if data == nil {
-		return nil, fmt.Errorf("fcm: nil data: %w", algorithms.ErrConfig)
-	}
-	if err := data.Validate(); err != nil {
-		return nil, fmt.Errorf("fcm: %v: %w", err, algorithms.ErrConfig)
-	}
-	if data.D < 1 {
-		return nil, fmt.Errorf("fcm: data has %d features: %w", data.D, algorithms.ErrConfig)
-	}
-	if cfg.K < 1 || cfg.K > data.N {
-		return nil, fmt.Errorf("fcm: K = %d, want 1 ≤ K ≤ %d points: %w", cfg.K, data.N, algorithms.ErrConfig)
-	}
-	for i, v := range data.X {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("fcm: data row %d column %d is %v: %w", i/data.D, i%data.D, v, algorithms.ErrConfig)
-		}
+	if err := emcore.CheckData(data, cfg.K, "fcm"); err != nil {
+		return nil, err
 	}
 	if cfg.M == 0 {
 		cfg.M = DefaultM
@@ -69,13 +56,9 @@ func New(data *dataset.Dense, cfg Config) (*FCM, error) {
 	if !(cfg.M > 1) || math.IsInf(cfg.M, 0) {
 		return nil, fmt.Errorf("fcm: fuzzifier M = %v, want 1 < M < ∞: %w", cfg.M, algorithms.ErrConfig)
 	}
-	switch cfg.Init {
-	case "":
-		cfg.Init = kmeans.InitKMeansPP
-	case kmeans.InitFirst, kmeans.InitRandom, kmeans.InitKMeansPP:
-	default:
-		return nil, fmt.Errorf("fcm: unknown init %q (want %q, %q or %q): %w",
-			cfg.Init, kmeans.InitFirst, kmeans.InitRandom, kmeans.InitKMeansPP, algorithms.ErrConfig)
+	var err error
+	if cfg.Init, err = emcore.CheckInit(cfg.Init, "fcm"); err != nil {
+		return nil, err
 	}
 	kd := cfg.K * data.D
 	return &FCM{
@@ -117,11 +100,8 @@ func (f *FCM) Init(rng *rand.Rand) ([]float64, error) {
 // with zero memberships. The indices are copied; a point listed twice
 // counts twice.
 func (f *FCM) NewWorker(points []int) (algorithms.Worker, error) {
-	for i, p := range points {
-		if p < 0 || p >= f.data.N {
-			return nil, fmt.Errorf("fcm: worker point %d is index %d, want [0,%d): %w",
-				i, p, f.data.N, algorithms.ErrConfig)
-		}
+	if err := emcore.CheckPoints(points, f.data.N, "fcm"); err != nil {
+		return nil, err
 	}
 	return &worker{
 		f:      f,
@@ -131,19 +111,20 @@ func (f *FCM) NewWorker(points []int) (algorithms.Worker, error) {
 		dots:   make([]float64, blockRows*f.k),
 		d2:     make([]float64, f.k),
 		u:      make([]float64, f.k),
+		data:   emcore.NewRows(f.data.X, f.d, blockRows),
 	}, nil
 }
 
 // NewServer returns a server whose centroids start at theta0 (copied) and
-// whose statistics start at zero.
+// whose statistics [S | W] start at zero. Apply adds the delta to S and W
+// and sets every centroid to S_j/W_j; a cluster with W_j ≤ 0 keeps its
+// centroid. A delta refused by algorithms.CheckApply, or one that would
+// make a statistic or centroid overflow, leaves the server unchanged. The
+// server satisfies interface{ Stats() []float64 } (a copy of the
+// statistics, for tests and diagnostics).
 func (f *FCM) NewServer(theta0 []float64) (algorithms.Server, error) {
 	if err := algorithms.CheckParams(f.layout, theta0); err != nil {
 		return nil, err
 	}
-	return &server{
-		f:     f,
-		theta: append([]float64(nil), theta0...),
-		s:     make([]float64, f.layout.Delta),
-		ts:    make([]float64, f.layout.Delta),
-	}, nil
+	return emcore.NewServer(f.layout, theta0, f.mStep), nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/algorithms/internal/emtest"
 	"github.com/syncmodels/syncmodels/algorithms/kmeans"
 	"github.com/syncmodels/syncmodels/dataset"
 )
@@ -30,10 +31,10 @@ type fcmRef struct {
 }
 
 func TestNumpyBlobs(t *testing.T) {
-	data := readBlobs(t)
+	data := emtest.ReadBlobs(t)
 	for _, file := range []string{"fcm_blobs.json", "fcm_blobs_m1.5.json"} {
 		var ref fcmRef
-		readJSON(t, file, &ref)
+		emtest.ReadJSON(t, file, &ref)
 		f, err := New(data, Config{K: ref.K, M: ref.M, Init: kmeans.InitFirst})
 		if err != nil {
 			t.Fatal(err)
@@ -43,17 +44,17 @@ func TestNumpyBlobs(t *testing.T) {
 		for _, r := range ref.Runs {
 			maxIter = max(maxIter, r.Iters)
 		}
-		thetas, objs := batchRun(t, f, shards(data.N, 1), theta0, maxIter, false, nil)
-		if e := relErr(objs[0], ref.ObjectiveInit); e > 1e-12 {
+		thetas, objs := emtest.BatchRun(t, f, emtest.Shards(data.N, 1), theta0, maxIter, false, nil)
+		if e := emtest.RelErr(objs[0], ref.ObjectiveInit); e > 1e-12 {
 			t.Errorf("%s: J(θ0) = %v; want %v (rel err %.3g)", file, objs[0], ref.ObjectiveInit, e)
 		}
 		for _, r := range ref.Runs {
-			if e := relErr(objs[r.Iters], r.Objective); e > 1e-9 {
+			if e := emtest.RelErr(objs[r.Iters], r.Objective); e > 1e-9 {
 				t.Errorf("%s: J after %d iterations = %.17g; want %.17g (rel err %.3g)", file, r.Iters, objs[r.Iters], r.Objective, e)
 			} else {
 				t.Logf("%s: J after %d iterations: rel err %.3g", file, r.Iters, e)
 			}
-			if e := maxRelVec(thetas[r.Iters], r.Centers); e > 1e-9 {
+			if e := emtest.MaxRelVec(thetas[r.Iters], r.Centers); e > 1e-9 {
 				t.Errorf("%s: centers after %d iterations: max rel err %.3g", file, r.Iters, e)
 			}
 		}
@@ -65,9 +66,9 @@ func TestNumpyBlobs(t *testing.T) {
 // images, which coincide with a centroid in the first iteration).
 func TestNumpyFashion(t *testing.T) {
 	var ref fcmRef
-	readJSON(t, "fcm_fashion.json", &ref)
+	emtest.ReadJSON(t, "fcm_fashion.json", &ref)
 	const n = 2000
-	data := fashionHead(t, n)
+	data := emtest.FashionHead(t, n)
 	f, err := New(data, Config{K: ref.K, M: ref.M, Init: kmeans.InitFirst})
 	if err != nil {
 		t.Fatal(err)
@@ -78,26 +79,18 @@ func TestNumpyFashion(t *testing.T) {
 		maxIter = max(maxIter, r.Iters)
 	}
 	start := time.Now()
-	thetas, objs := batchRun(t, f, shards(n, 2), theta0, maxIter, true, nil)
+	thetas, objs := emtest.BatchRun(t, f, emtest.Shards(n, 2), theta0, maxIter, true, nil)
 	t.Logf("%d iterations in %v", maxIter, time.Since(start))
-	if e := relErr(objs[0], ref.ObjectiveInit); e > 1e-12 {
+	if e := emtest.RelErr(objs[0], ref.ObjectiveInit); e > 1e-12 {
 		t.Errorf("J(θ0) = %v; want %v (rel err %.3g)", objs[0], ref.ObjectiveInit, e)
 	}
 	for _, r := range ref.Runs {
-		if e := relErr(objs[r.Iters], r.Objective); e > 1e-9 {
+		if e := emtest.RelErr(objs[r.Iters], r.Objective); e > 1e-9 {
 			t.Errorf("J after %d iterations = %.17g; want %.17g (rel err %.3g)", r.Iters, objs[r.Iters], r.Objective, e)
 		} else {
 			t.Logf("J after %d iterations = %.17g, numpy %.17g, rel err %.3g", r.Iters, objs[r.Iters], r.Objective, e)
 		}
-		for j, want := range r.Checksum.RowSums {
-			got := 0.0
-			for _, v := range thetas[r.Iters][j*data.D : (j+1)*data.D] {
-				got += v
-			}
-			if e := relErr(got, want); e > 1e-9 {
-				t.Errorf("iteration %d: centroid %d sums to %v; want %v (rel err %.3g)", r.Iters, j, got, want, e)
-			}
-		}
+		emtest.CheckRowSums(t, r.Iters, thetas[r.Iters], data.D, r.Checksum.RowSums, 1e-9)
 	}
 }
 
@@ -154,35 +147,20 @@ func naiveFCM(data *dataset.Dense, c []float64, k int, m float64) (next, stats [
 	return next, stats, J
 }
 
-func randomBlobs(rng *rand.Rand, n, d, k int) *dataset.Dense {
-	centres := make([]float64, k*d)
-	for i := range centres {
-		centres[i] = rng.NormFloat64() * 4
-	}
-	m := &dataset.Dense{N: n, D: d, X: make([]float64, n*d)}
-	for i := 0; i < n; i++ {
-		c := rng.IntN(k)
-		for t := 0; t < d; t++ {
-			m.X[i*d+t] = centres[c*d+t] + rng.NormFloat64()
-		}
-	}
-	return m
-}
-
 func TestNaiveFCM(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	data := randomBlobs(rng, 300, 5, 3)
+	data := emtest.RandomBlobs(rng, 300, 5, 3, 4, 0)
 	for _, m := range []float64{2, 1.3, 3.5} {
 		f, _ := New(data, Config{K: 4, M: m, Init: kmeans.InitKMeansPP})
 		theta0, _ := f.Init(rng)
-		thetas, objs := batchRun(t, f, shards(data.N, 1), theta0, 6, false, nil)
+		thetas, objs := emtest.BatchRun(t, f, emtest.Shards(data.N, 1), theta0, 6, false, nil)
 		c := theta0
 		for it := 1; it <= 6; it++ {
 			next, _, J := naiveFCM(data, c, 4, m)
-			if e := relErr(objs[it-1], J); e > 1e-12 {
+			if e := emtest.RelErr(objs[it-1], J); e > 1e-12 {
 				t.Errorf("m=%v iteration %d: J %v; naive %v (rel %.3g)", m, it-1, objs[it-1], J, e)
 			}
-			if e := maxRelVec(thetas[it], next); e > 1e-11 {
+			if e := emtest.MaxRelVec(thetas[it], next); e > 1e-11 {
 				t.Fatalf("m=%v iteration %d: centroids differ from naive FCM by %.3g", m, it, e)
 			}
 			c = next
@@ -246,183 +224,62 @@ func recompute(f *FCM, parts [][]int, ws []algorithms.Worker) []float64 {
 // always equal the sum of every point's latest contribution.
 func TestIncrementalInvariant(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	data := randomBlobs(rng, 300, 4, 3)
+	data := emtest.RandomBlobs(rng, 300, 4, 3, 4, 0)
 	f, _ := New(data, Config{K: 3, M: 1.7, Init: kmeans.InitKMeansPP})
 	theta0, _ := f.Init(rng)
-	srv, _ := f.NewServer(theta0)
 	perm := rng.Perm(data.N)
 	parts := [][]int{perm[:40], perm[40:170], perm[170:]}
-	ws := make([]algorithms.Worker, len(parts))
-	cursor := make([]int, len(parts))
-	for i, p := range parts {
-		ws[i], _ = f.NewWorker(p)
-		ws[i].SetParams(theta0)
-	}
-	var pending []*algorithms.Delta
-	flush := func() {
-		rng.Shuffle(len(pending), func(i, j int) { pending[i], pending[j] = pending[j], pending[i] })
-		for len(pending) > 0 {
-			n := 1 + rng.IntN(len(pending))
-			acc := pending[0]
-			for _, d := range pending[1:n] {
-				if err := acc.Merge(d); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := srv.Apply(acc); err != nil {
-				t.Fatal(err)
-			}
-			pending = pending[n:]
-		}
-	}
-	check := func(step int) {
-		if e := maxRelVec(srv.(statser).Stats(), recompute(f, parts, ws)); e > 1e-12 {
-			t.Fatalf("step %d: running statistics differ from recomputation by %.3g", step, e)
-		}
-	}
-	for step := 0; step < 300; step++ {
-		w := rng.IntN(len(ws))
-		if rng.IntN(4) == 0 {
-			ws[w].SetParams(srv.Params())
-		}
-		n := ws[w].Len()
-		lo := cursor[w]
-		hi := min(n, lo+1+rng.IntN(50))
-		d := algorithms.NewDelta(f.Layout())
-		ws[w].Process(lo, hi, d)
-		pending = append(pending, d)
-		cursor[w] = hi % n
-		if rng.IntN(5) == 0 {
-			flush()
-			check(step)
-		}
-	}
-	flush()
-	check(-1)
+	recomputed := func(ws []algorithms.Worker) []float64 { return recompute(f, parts, ws) }
+	emtest.Incremental{Steps: 300, MaxBatch: 50}.Run(t, rng, f, parts, theta0, emtest.StatsEqual(t, recomputed))
 }
 
 // TestFullPassIsFCM cuts one pass into random batches applied at random
 // times while every worker keeps θ0: the result is one batch FCM step.
 func TestFullPassIsFCM(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	data := randomBlobs(rng, 300, 3, 3)
+	data := emtest.RandomBlobs(rng, 300, 3, 3, 4, 0)
 	f, _ := New(data, Config{K: 3, Init: kmeans.InitRandom})
 	theta0, _ := f.Init(rng)
-	srv, _ := f.NewServer(theta0)
 	perm := rng.Perm(data.N)
-	for _, p := range [][]int{perm[:100], perm[100:120], perm[120:]} {
-		w, _ := f.NewWorker(p)
-		w.SetParams(theta0)
-		for lo := 0; lo < len(p); {
-			hi := min(len(p), lo+1+rng.IntN(40))
-			d := algorithms.NewDelta(f.Layout())
-			w.Process(lo, hi, d)
-			if err := srv.Apply(d); err != nil {
-				t.Fatal(err)
-			}
-			lo = hi
-		}
-	}
+	srv := emtest.FullPass(t, rng, f, [][]int{perm[:100], perm[100:120], perm[120:]}, theta0, 40)
 	next, stats, _ := naiveFCM(data, theta0, 3, 2)
-	if e := maxRelVec(srv.(statser).Stats(), stats); e > 1e-13 {
+	if e := emtest.MaxRelVec(srv.(statser).Stats(), stats); e > 1e-13 {
 		t.Errorf("statistics differ from batch by %.3g", e)
 	}
-	if e := maxRelVec(srv.Params(), next); e > 1e-13 {
+	if e := emtest.MaxRelVec(srv.Params(), next); e > 1e-13 {
 		t.Errorf("θ differs from batch FCM by %.3g", e)
 	}
 }
 
 func TestWorkersEqualSingle(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
-	data := randomBlobs(rng, 1500, 12, 5)
+	data := emtest.RandomBlobs(rng, 1500, 12, 5, 4, 0)
 	f, _ := New(data, Config{K: 5, Init: kmeans.InitKMeansPP})
 	theta0, _ := f.Init(rand.New(rand.NewPCG(1, 1)))
-	one, objOne := batchRun(t, f, shards(data.N, 1), theta0, 6, false, nil)
 	perm := rand.New(rand.NewPCG(2, 2)).Perm(data.N)
 	parts := [][]int{perm[:200], perm[200:900], perm[900:1400], perm[1400:]}
-	many, objMany := batchRun(t, f, parts, theta0, 6, true, nil)
-	for it := range one {
-		if e := maxRelVec(many[it], one[it]); e > 1e-12 {
-			t.Errorf("iteration %d: 4 workers differ from 1 by %.3g", it, e)
-		}
-		if e := relErr(objMany[it], objOne[it]); e > 1e-12 {
-			t.Errorf("iteration %d: objective differs by %.3g", it, e)
-		}
-	}
+	emtest.CheckWorkersEqualSingle(t, "", f, theta0, parts, 6)
 }
 
 func TestApplyRefuses(t *testing.T) {
-	data := readBlobs(t)
-	f, _ := New(data, Config{K: 3, Init: kmeans.InitFirst})
-	theta0, _ := f.Init(nil)
-	srv, _ := f.NewServer(theta0)
-	w, _ := f.NewWorker(shards(data.N, 1)[0])
-	w.SetParams(theta0)
-	good := algorithms.NewDelta(f.Layout())
-	w.Process(0, 100, good)
-	if err := srv.Apply(good); err != nil {
-		t.Fatal(err)
-	}
-	theta := slices.Clone(srv.Params())
+	f, _ := New(emtest.ReadBlobs(t), Config{K: 3, Init: kmeans.InitFirst})
+	srv := emtest.PrimedServer(t, f)
 	st := srv.(statser).Stats()
 	l := f.Layout()
-	nan := algorithms.NewDelta(l)
-	nan.Count = 1
-	nan.Vec[2] = math.NaN()
-	inf := algorithms.NewDelta(l)
-	inf.Count = 1
-	inf.Vec[l.Delta-1] = math.Inf(1)
-	huge := algorithms.NewDelta(l)
-	huge.Count = 1
+	huge := emtest.DeltaOfOne(l)
 	huge.Vec[0] = math.MaxFloat64 - st[0]
 	huge.Vec[l.Params] = 0.5 - st[l.Params] // W_0 → 0.5: c = S/W overflows
-	long := algorithms.NewDelta(algorithms.Layout{Params: l.Params, Delta: l.Delta + 1})
-	long.Count = 1
-	sparse := algorithms.NewDelta(algorithms.Layout{Params: l.Params, Delta: l.Delta, Block: 3})
-	sparse.Count = 1
-	for _, tc := range []struct {
-		name   string
-		d      *algorithms.Delta
-		layout bool
-	}{
-		{"nil", nil, true}, {"NaN", nan, false}, {"+Inf", inf, false}, {"overflow", huge, false},
-		{"long", long, true}, {"sparse", sparse, true},
-	} {
-		err := srv.Apply(tc.d)
-		var nf *algorithms.NonFiniteError
-		switch {
-		case err == nil:
-			t.Errorf("Apply(%s) = nil; want an error", tc.name)
-		case tc.layout && !errors.Is(err, algorithms.ErrLayout):
-			t.Errorf("Apply(%s) = %v; want ErrLayout", tc.name, err)
-		case !tc.layout && !errors.As(err, &nf):
-			t.Errorf("Apply(%s) = %v; want a NonFiniteError", tc.name, err)
-		}
-		if !slices.Equal(srv.Params(), theta) || !slices.Equal(srv.(statser).Stats(), st) || srv.Steps() != 1 {
-			t.Errorf("Apply(%s) changed the server", tc.name)
-		}
-	}
+	emtest.CheckRefusals(t, srv, srv.(statser).Stats, append(emtest.ContractRefusals(l, 2, math.Inf(1), 3),
+		emtest.Refusal{Name: "overflow", D: huge}))
 }
 
 func TestDeterminism(t *testing.T) {
-	data := readBlobs(t)
-	run := func(seed uint64) []float64 {
-		f, _ := New(data, Config{K: 3, Init: kmeans.InitKMeansPP})
-		theta0, _ := f.Init(rand.New(rand.NewPCG(seed, 0)))
-		th, _ := batchRun(t, f, shards(data.N, 3), theta0, 4, true, nil)
-		return th[len(th)-1]
-	}
-	a, b, c := run(1), run(1), run(2)
-	if !slices.Equal(a, b) {
-		t.Error("same seed gave different θ")
-	}
-	if slices.Equal(a, c) {
-		t.Error("seeds 1 and 2 gave the same θ")
-	}
+	f, _ := New(emtest.ReadBlobs(t), Config{K: 3, Init: kmeans.InitKMeansPP})
+	emtest.CheckDeterminism(t, "", f, 4)
 }
 
 func TestConfigErrors(t *testing.T) {
-	data := readBlobs(t)
+	data := emtest.ReadBlobs(t)
 	for _, tc := range []struct {
 		name string
 		data *dataset.Dense

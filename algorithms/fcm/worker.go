@@ -1,10 +1,10 @@
 package fcm
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/algorithms/internal/emcore"
 	"github.com/syncmodels/syncmodels/internal/kernel"
 )
 
@@ -23,7 +23,8 @@ type worker struct {
 	dots  []float64 // blockRows×K scratch
 	d2    []float64 // K scratch: squared distances of one point
 	u     []float64 // K scratch: memberships of one point
-	buf   []float64 // gathered rows
+
+	data emcore.Rows[float64] // the data, for gathering rows
 }
 
 func (w *worker) Len() int { return len(w.points) }
@@ -31,9 +32,7 @@ func (w *worker) Len() int { return len(w.points) }
 // SetParams installs the centroids θ (K×D) and precomputes ‖c_j‖².
 func (w *worker) SetParams(theta []float64) {
 	f := w.f
-	if len(theta) != f.layout.Params {
-		panic(fmt.Sprintf("fcm: SetParams with %d values, want %d", len(theta), f.layout.Params))
-	}
+	emcore.CheckSetParams("fcm", theta, f.layout.Params)
 	w.theta = theta
 	for j := range w.cnorm {
 		c := theta[j*f.d : (j+1)*f.d]
@@ -42,16 +41,7 @@ func (w *worker) SetParams(theta []float64) {
 }
 
 func (w *worker) check(lo, hi int, d *algorithms.Delta) {
-	if w.theta == nil {
-		panic("fcm: Process or Evaluate before SetParams")
-	}
-	if lo < 0 || hi > len(w.points) || lo > hi {
-		panic(fmt.Sprintf("fcm: Process(%d, %d) on a worker with %d points", lo, hi, len(w.points)))
-	}
-	if d != nil && (d.Len() != w.f.layout.Delta || d.Sparse()) {
-		panic(fmt.Sprintf("fcm: Process into a delta of length %d (sparse %v), want dense %d",
-			d.Len(), d.Sparse(), w.f.layout.Delta))
-	}
+	emcore.CheckProcess("fcm", w.theta != nil, lo, hi, len(w.points), d, w.f.layout.Delta)
 }
 
 // memberships sets u from the squared distances d2 (see the package
@@ -164,29 +154,6 @@ func (w *worker) Evaluate() algorithms.Partial {
 // tests and diagnostics.
 func (w *worker) Weights() []float64 { return append([]float64(nil), w.um...) }
 
-// rows returns local points lo..lo+n-1 as an n×D row-major slice: a view of
-// the data when their indices are consecutive, else a gathered copy.
-func (w *worker) rows(lo, n int) []float64 {
-	dim, X := w.f.d, w.f.data.X
-	p0 := w.points[lo]
-	if consecutive(w.points[lo : lo+n]) {
-		return X[p0*dim : (p0+n)*dim]
-	}
-	if w.buf == nil {
-		w.buf = make([]float64, blockRows*dim)
-	}
-	for i, p := range w.points[lo : lo+n] {
-		copy(w.buf[i*dim:(i+1)*dim], X[p*dim:(p+1)*dim])
-	}
-	return w.buf[:n*dim]
-}
-
-// consecutive reports whether p[i] = p[0]+i for all i.
-func consecutive(p []int) bool {
-	for i := 1; i < len(p); i++ {
-		if p[i] != p[0]+i {
-			return false
-		}
-	}
-	return true
-}
+// rows returns local points lo..lo+n-1 as an n×D row-major slice (see
+// emcore.Rows.Block).
+func (w *worker) rows(lo, n int) []float64 { return w.data.Block(w.points[lo : lo+n]) }

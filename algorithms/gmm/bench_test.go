@@ -2,72 +2,13 @@ package gmm
 
 import (
 	"fmt"
-	"math/rand/v2"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/algorithms/internal/emtest"
 	"github.com/syncmodels/syncmodels/algorithms/kmeans"
 	"github.com/syncmodels/syncmodels/dataset"
 )
-
-// benchPasses times full-batch EM iterations: every worker (one
-// goroutine each) processes its whole shard under the same θ, the deltas
-// are merged and applied once. One op is one pass over all points. A
-// warm-up pass first sets every responsibility, so the timed passes are steady
-// state EM iterations. It reports points/s.
-func benchPasses(b *testing.B, alg algorithms.Algorithm, n, workers int, theta0 []float64) {
-	srv, err := alg.NewServer(theta0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ws := make([]algorithms.Worker, workers)
-	ds := make([]*algorithms.Delta, workers)
-	for i, p := range shards(n, workers) {
-		ws[i], _ = alg.NewWorker(p)
-		ds[i] = algorithms.NewDelta(alg.Layout())
-	}
-	pass := func() {
-		theta := srv.Params()
-		var wg sync.WaitGroup
-		for i := range ws {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				ds[i].Reset()
-				ws[i].SetParams(theta)
-				ws[i].Process(0, ws[i].Len(), ds[i])
-			}()
-		}
-		wg.Wait()
-		for _, d := range ds[1:] {
-			ds[0].Merge(d)
-		}
-		if err := srv.Apply(ds[0]); err != nil {
-			b.Fatal(err)
-		}
-	}
-	pass()
-	b.ResetTimer()
-	start := time.Now()
-	for range b.N {
-		pass()
-	}
-	el := time.Since(start)
-	b.ReportMetric(float64(n)*float64(b.N)/el.Seconds(), "points/s")
-	b.ReportMetric(el.Seconds()/float64(b.N), "s/pass")
-}
-
-func benchData(b *testing.B, name string) *dataset.Dense {
-	switch name {
-	case "fashion":
-		return fashionHead(b, 20000)
-	case "blobs":
-		return dataset.Blobs(rand.New(rand.NewPCG(1, 1)), 20000, 784, 10, 3)
-	}
-	panic(name)
-}
 
 // BenchmarkPass: one EM iteration (E-step over all points + M-step),
 // k = 10, on the first 20000 Fashion-MNIST training images (skipped when
@@ -78,13 +19,9 @@ func BenchmarkPass(b *testing.B) {
 	for _, set := range []string{"fashion", "blobs"} {
 		for _, workers := range []int{1, 2} {
 			b.Run(fmt.Sprintf("%s/n=20000/k=10/workers=%d", set, workers), func(b *testing.B) {
-				data := benchData(b, set)
-				g, err := New(data, Config{K: 10, Init: kmeans.InitFirst})
-				if err != nil {
-					b.Fatal(err)
-				}
-				theta0, _ := g.Init(nil)
-				benchPasses(b, g, data.N, workers, theta0)
+				emtest.BenchPass(b, set, 20000, workers, func(data *dataset.Dense) (algorithms.Algorithm, error) {
+					return New(data, Config{K: 10, Init: kmeans.InitFirst})
+				})
 			})
 		}
 	}
@@ -93,14 +30,6 @@ func BenchmarkPass(b *testing.B) {
 // BenchmarkEvaluate: the log-likelihood over the first 20000 Fashion-MNIST
 // training images, k = 10, one worker.
 func BenchmarkEvaluate(b *testing.B) {
-	data := benchData(b, "fashion")
-	g, _ := New(data, Config{K: 10, Init: kmeans.InitFirst})
-	theta0, _ := g.Init(nil)
-	w, _ := g.NewWorker(shards(data.N, 1)[0])
-	w.SetParams(theta0)
-	b.ResetTimer()
-	for range b.N {
-		w.Evaluate()
-	}
-	b.ReportMetric(float64(data.N)*float64(b.N)/b.Elapsed().Seconds(), "points/s")
+	g, _ := New(emtest.BenchData(b, "fashion", 20000), Config{K: 10, Init: kmeans.InitFirst})
+	emtest.BenchEvaluate(b, g)
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/algorithms/internal/emcore"
 	"github.com/syncmodels/syncmodels/algorithms/kmeans"
 	"github.com/syncmodels/syncmodels/dataset"
 )
@@ -54,30 +55,12 @@ var _ algorithms.Algorithm = (*GMM)(nil)
 // while the GMM is in use. It returns an error wrapping algorithms.ErrConfig
 // for an invalid configuration or data.
 func New(data *dataset.Dense, cfg Config) (*GMM, error) {
-	if data == nil {
-		return nil, fmt.Errorf("gmm: nil data: %w", algorithms.ErrConfig)
+	if err := emcore.CheckData(data, cfg.K, "gmm"); err != nil {
+		return nil, err
 	}
-	if err := data.Validate(); err != nil {
-		return nil, fmt.Errorf("gmm: %v: %w", err, algorithms.ErrConfig)
-	}
-	if data.D < 1 {
-		return nil, fmt.Errorf("gmm: data has %d features: %w", data.D, algorithms.ErrConfig)
-	}
-	if cfg.K < 1 || cfg.K > data.N {
-		return nil, fmt.Errorf("gmm: K = %d, want 1 ≤ K ≤ %d points: %w", cfg.K, data.N, algorithms.ErrConfig)
-	}
-	for i, v := range data.X {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("gmm: data row %d column %d is %v: %w", i/data.D, i%data.D, v, algorithms.ErrConfig)
-		}
-	}
-	switch cfg.Init {
-	case "":
-		cfg.Init = kmeans.InitKMeansPP
-	case kmeans.InitFirst, kmeans.InitRandom, kmeans.InitKMeansPP:
-	default:
-		return nil, fmt.Errorf("gmm: unknown init %q (want %q, %q or %q): %w",
-			cfg.Init, kmeans.InitFirst, kmeans.InitRandom, kmeans.InitKMeansPP, algorithms.ErrConfig)
+	var err error
+	if cfg.Init, err = emcore.CheckInit(cfg.Init, "gmm"); err != nil {
+		return nil, err
 	}
 	if cfg.RegCovar == 0 {
 		cfg.RegCovar = DefaultRegCovar
@@ -213,11 +196,8 @@ func FeatureVariance(data *dataset.Dense) []float64 {
 // with zero responsibilities. The indices are copied; a point listed twice
 // counts twice.
 func (g *GMM) NewWorker(points []int) (algorithms.Worker, error) {
-	for i, p := range points {
-		if p < 0 || p >= g.data.N {
-			return nil, fmt.Errorf("gmm: worker point %d is index %d, want [0,%d): %w",
-				i, p, g.data.N, algorithms.ErrConfig)
-		}
+	if err := emcore.CheckPoints(points, g.data.N, "gmm"); err != nil {
+		return nil, err
 	}
 	kd := g.k * g.d
 	return &worker{
@@ -230,22 +210,23 @@ func (g *GMM) NewWorker(points []int) (algorithms.Worker, error) {
 		out:    make([]float64, blockRows*g.k),
 		lp:     make([]float64, g.k),
 		sq:     make([]float64, g.d),
+		data:   emcore.NewRows(g.data.X, g.d, blockRows),
 	}, nil
 }
 
 // NewServer returns a server whose parameters start at theta0 (copied) and
-// whose statistics start at zero. θ0 must have the layout of the package
-// documentation, finite values, weights ≥ 0 summing to 1 (within 1e-8) and
-// positive variances; Config.Theta0 is checked the same way.
+// whose statistics [N | S1 | S2] start at zero. θ0 must have the layout of
+// the package documentation, finite values, weights ≥ 0 summing to 1
+// (within 1e-8) and positive variances; Config.Theta0 is checked the same
+// way. Apply adds the delta to the running statistics and runs
+// scikit-learn's diagonal M-step on them; a delta refused by
+// algorithms.CheckApply, or one that would make a statistic or parameter
+// overflow, leaves the server unchanged. The server satisfies
+// interface{ Stats() []float64 } (a copy of the statistics, for tests and
+// diagnostics).
 func (g *GMM) NewServer(theta0 []float64) (algorithms.Server, error) {
 	if err := g.checkTheta(theta0); err != nil {
 		return nil, err
 	}
-	n := g.layout.Delta
-	return &server{
-		g:     g,
-		theta: append([]float64(nil), theta0...),
-		s:     make([]float64, n),
-		ts:    make([]float64, n),
-	}, nil
+	return emcore.NewServer(g.layout, theta0, g.mStep), nil
 }

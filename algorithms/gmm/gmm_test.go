@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/algorithms/internal/emtest"
 	"github.com/syncmodels/syncmodels/algorithms/kmeans"
 	"github.com/syncmodels/syncmodels/dataset"
 )
@@ -44,9 +45,9 @@ type gmmRef struct {
 }
 
 func TestSklearnBlobs(t *testing.T) {
-	data := readBlobs(t)
+	data := emtest.ReadBlobs(t)
 	var ref gmmRef
-	readJSON(t, "gmm_blobs.json", &ref)
+	emtest.ReadJSON(t, "gmm_blobs.json", &ref)
 	g, err := New(data, Config{K: ref.K, Init: kmeans.InitFirst, RegCovar: ref.RegCovar})
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +57,7 @@ func TestSklearnBlobs(t *testing.T) {
 		t.Fatal(err)
 	}
 	want0 := slices.Concat(ref.Init.Weights, ref.Init.Means, ref.Init.Variances)
-	if e := maxRelVec(theta0, want0); e > 1e-14 {
+	if e := emtest.MaxRelVec(theta0, want0); e > 1e-14 {
 		t.Errorf("Init(first) differs from the script's θ0 by %.3g", e)
 	}
 	// Start from exactly the script's θ0.
@@ -66,24 +67,24 @@ func TestSklearnBlobs(t *testing.T) {
 	for _, r := range ref.Runs {
 		maxIter = max(maxIter, r.MaxIter)
 	}
-	thetas, objs := batchRun(t, g, shards(data.N, 1), theta0, maxIter, false, nil)
+	thetas, objs := emtest.BatchRun(t, g, emtest.Shards(data.N, 1), theta0, maxIter, false, nil)
 	for _, r := range ref.Runs {
 		w, mu, v := g.split(thetas[r.MaxIter])
 		for _, c := range []struct {
 			name      string
 			got, want []float64
 		}{{"weights", w, r.Weights}, {"means", mu, r.Means}, {"variances", v, r.Variances}} {
-			if e := maxRelVec(c.got, c.want); e > 1e-9 {
+			if e := emtest.MaxRelVec(c.got, c.want); e > 1e-9 {
 				t.Errorf("%s after %d iterations: max rel err %.3g; want ≤ 1e-9", c.name, r.MaxIter, e)
 			}
 		}
-		if e := relErr(objs[r.MaxIter], r.Score); e > 1e-9 {
+		if e := emtest.RelErr(objs[r.MaxIter], r.Score); e > 1e-9 {
 			t.Errorf("score after %d iterations = %.17g; want %.17g (rel err %.3g)", r.MaxIter, objs[r.MaxIter], r.Score, e)
 		} else {
 			t.Logf("score after %d iterations: rel err %.3g", r.MaxIter, e)
 		}
 		// lower_bound_ is the mean log-likelihood before the last M-step.
-		if e := relErr(objs[r.MaxIter-1], r.LowerBound); e > 1e-9 {
+		if e := emtest.RelErr(objs[r.MaxIter-1], r.LowerBound); e > 1e-9 {
 			t.Errorf("objective after %d iterations = %v; want lower_bound_ %v of max_iter=%d (rel err %.3g)",
 				r.MaxIter-1, objs[r.MaxIter-1], r.LowerBound, r.MaxIter, e)
 		}
@@ -101,28 +102,28 @@ func TestSklearnBlobs(t *testing.T) {
 // measured agreement is about 1e-14 relative, well inside 1e-9.
 func TestSklearnFashion(t *testing.T) {
 	var ref gmmRef
-	readJSON(t, "gmm_fashion.json", &ref)
+	emtest.ReadJSON(t, "gmm_fashion.json", &ref)
 	const n = 2000
-	data := fashionHead(t, n)
+	data := emtest.FashionHead(t, n)
 	g, err := New(data, Config{K: ref.K, Init: kmeans.InitFirst, RegCovar: ref.RegCovar})
 	if err != nil {
 		t.Fatal(err)
 	}
 	theta0, _ := g.Init(nil)
 	_, _, v0 := g.split(theta0)
-	if e := relErr(sum(v0[:data.D]), ref.Init.VariancesRow0Sum); e > 1e-13 {
-		t.Errorf("Σ initial variances = %v; want %v (rel err %.3g)", sum(v0[:data.D]), ref.Init.VariancesRow0Sum, e)
+	if e := emtest.RelErr(emtest.Sum(v0[:data.D]), ref.Init.VariancesRow0Sum); e > 1e-13 {
+		t.Errorf("Σ initial variances = %v; want %v (rel err %.3g)", emtest.Sum(v0[:data.D]), ref.Init.VariancesRow0Sum, e)
 	}
 	maxIter := 0
 	for _, r := range ref.Runs {
 		maxIter = max(maxIter, r.MaxIter)
 	}
 	start := time.Now()
-	thetas, objs := batchRun(t, g, shards(n, 2), theta0, maxIter, true, nil)
+	thetas, objs := emtest.BatchRun(t, g, emtest.Shards(n, 2), theta0, maxIter, true, nil)
 	t.Logf("%d EM iterations on %d×%d in %v", maxIter, n, data.D, time.Since(start))
 	for _, r := range ref.Runs {
 		w, mu, v := g.split(thetas[r.MaxIter])
-		if e := maxRelVec(w, r.Weights); e > 1e-9 {
+		if e := emtest.MaxRelVec(w, r.Weights); e > 1e-9 {
 			t.Errorf("weights after %d iterations: max rel err %.3g", r.MaxIter, e)
 		}
 		logv := 0.0
@@ -142,15 +143,15 @@ func TestSklearnFashion(t *testing.T) {
 				struct {
 					name      string
 					got, want float64
-				}{"Σ means of a component", sum(mu[j*g.d : (j+1)*g.d]), r.MeansSum.RowSums[j]},
+				}{"Σ means of a component", emtest.Sum(mu[j*g.d : (j+1)*g.d]), r.MeansSum.RowSums[j]},
 				struct {
 					name      string
 					got, want float64
-				}{"Σ variances of a component", sum(v[j*g.d : (j+1)*g.d]), r.VarSum.RowSums[j]})
+				}{"Σ variances of a component", emtest.Sum(v[j*g.d : (j+1)*g.d]), r.VarSum.RowSums[j]})
 		}
 		worst := 0.0
 		for _, c := range checks {
-			e := relErr(c.got, c.want)
+			e := emtest.RelErr(c.got, c.want)
 			worst = max(worst, e)
 			if e > 1e-9 {
 				t.Errorf("%s after %d iterations = %.17g; want %.17g (rel err %.3g)", c.name, r.MaxIter, c.got, c.want, e)
@@ -158,14 +159,6 @@ func TestSklearnFashion(t *testing.T) {
 		}
 		t.Logf("after %d iterations: score %.17g (sklearn %.17g), worst rel err %.3g", r.MaxIter, objs[r.MaxIter], r.Score, worst)
 	}
-}
-
-func sum(v []float64) float64 {
-	s := 0.0
-	for _, x := range v {
-		s += x
-	}
-	return s
 }
 
 // naiveEM is a deliberately plain diagonal EM step: exact (x−μ)²/σ² terms,
@@ -223,34 +216,19 @@ func naiveEM(data *dataset.Dense, theta []float64, k int, reg float64) (next, st
 	return next, stats, ll / float64(data.N)
 }
 
-func randomBlobs(rng *rand.Rand, n, d, k int) *dataset.Dense {
-	centres := make([]float64, k*d)
-	for i := range centres {
-		centres[i] = rng.NormFloat64() * 3
-	}
-	m := &dataset.Dense{N: n, D: d, X: make([]float64, n*d)}
-	for i := 0; i < n; i++ {
-		c := rng.IntN(k)
-		for t := 0; t < d; t++ {
-			m.X[i*d+t] = centres[c*d+t] + rng.NormFloat64()*(1+float64(c))
-		}
-	}
-	return m
-}
-
 func TestNaiveEM(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	data := randomBlobs(rng, 400, 6, 3)
+	data := emtest.RandomBlobs(rng, 400, 6, 3, 3, 1)
 	g, _ := New(data, Config{K: 3, Init: kmeans.InitKMeansPP})
 	theta0, _ := g.Init(rng)
-	thetas, objs := batchRun(t, g, shards(data.N, 1), theta0, 6, false, nil)
+	thetas, objs := emtest.BatchRun(t, g, emtest.Shards(data.N, 1), theta0, 6, false, nil)
 	th := theta0
 	for it := 1; it <= 6; it++ {
 		next, _, ll := naiveEM(data, th, 3, DefaultRegCovar)
-		if e := relErr(objs[it-1], ll); e > 1e-12 {
+		if e := emtest.RelErr(objs[it-1], ll); e > 1e-12 {
 			t.Errorf("iteration %d: objective %v; naive %v (rel %.3g)", it-1, objs[it-1], ll, e)
 		}
-		if e := maxRelVec(thetas[it], next); e > 1e-10 {
+		if e := emtest.MaxRelVec(thetas[it], next); e > 1e-10 {
 			t.Fatalf("iteration %d: θ differs from naive EM by %.3g", it, e)
 		}
 		th = next
@@ -288,110 +266,41 @@ func recompute(g *GMM, parts [][]int, ws []algorithms.Worker) []float64 {
 // statistics always equal the sum of every point's latest contribution.
 func TestIncrementalInvariant(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	data := randomBlobs(rng, 300, 4, 3)
+	data := emtest.RandomBlobs(rng, 300, 4, 3, 3, 1)
 	g, _ := New(data, Config{K: 3, Init: kmeans.InitKMeansPP})
 	theta0, _ := g.Init(rng)
-	srv, _ := g.NewServer(theta0)
 	perm := rng.Perm(data.N)
 	parts := [][]int{perm[:40], perm[40:170], perm[170:]}
-	ws := make([]algorithms.Worker, len(parts))
-	cursor := make([]int, len(parts))
-	for i, p := range parts {
-		ws[i], _ = g.NewWorker(p)
-		ws[i].SetParams(theta0)
-	}
-	var pending []*algorithms.Delta
-	flush := func() {
-		rng.Shuffle(len(pending), func(i, j int) { pending[i], pending[j] = pending[j], pending[i] })
-		for len(pending) > 0 {
-			n := 1 + rng.IntN(len(pending))
-			acc := pending[0]
-			for _, d := range pending[1:n] {
-				if err := acc.Merge(d); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := srv.Apply(acc); err != nil {
-				t.Fatal(err)
-			}
-			pending = pending[n:]
-		}
-	}
-	check := func(step int) {
-		got, want := srv.(statser).Stats(), recompute(g, parts, ws)
-		if e := maxRelVec(got, want); e > 1e-12 {
-			t.Fatalf("step %d: running statistics differ from recomputation by %.3g", step, e)
-		}
-	}
-	for step := 0; step < 300; step++ {
-		w := rng.IntN(len(ws))
-		if rng.IntN(4) == 0 {
-			ws[w].SetParams(srv.Params())
-		}
-		n := ws[w].Len()
-		lo := cursor[w]
-		hi := min(n, lo+1+rng.IntN(50))
-		d := algorithms.NewDelta(g.Layout())
-		ws[w].Process(lo, hi, d)
-		pending = append(pending, d)
-		cursor[w] = hi % n
-		if rng.IntN(5) == 0 {
-			flush()
-			check(step)
-		}
-	}
-	flush()
-	check(-1)
+	recomputed := func(ws []algorithms.Worker) []float64 { return recompute(g, parts, ws) }
+	emtest.Incremental{Steps: 300, MaxBatch: 50}.Run(t, rng, g, parts, theta0, emtest.StatsEqual(t, recomputed))
 }
 
 // TestFullPassIsEM cuts one pass into random batches applied at random
 // times while every worker keeps θ0: the result is one batch EM step.
 func TestFullPassIsEM(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	data := randomBlobs(rng, 300, 3, 3)
+	data := emtest.RandomBlobs(rng, 300, 3, 3, 3, 1)
 	g, _ := New(data, Config{K: 3, Init: kmeans.InitRandom})
 	theta0, _ := g.Init(rng)
-	srv, _ := g.NewServer(theta0)
 	perm := rng.Perm(data.N)
-	for _, p := range [][]int{perm[:100], perm[100:120], perm[120:]} {
-		w, _ := g.NewWorker(p)
-		w.SetParams(theta0)
-		for lo := 0; lo < len(p); {
-			hi := min(len(p), lo+1+rng.IntN(40))
-			d := algorithms.NewDelta(g.Layout())
-			w.Process(lo, hi, d)
-			if err := srv.Apply(d); err != nil {
-				t.Fatal(err)
-			}
-			lo = hi
-		}
-	}
+	srv := emtest.FullPass(t, rng, g, [][]int{perm[:100], perm[100:120], perm[120:]}, theta0, 40)
 	next, stats, _ := naiveEM(data, theta0, 3, DefaultRegCovar)
-	if e := maxRelVec(srv.(statser).Stats(), stats); e > 1e-13 {
+	if e := emtest.MaxRelVec(srv.(statser).Stats(), stats); e > 1e-13 {
 		t.Errorf("statistics differ from batch E-step by %.3g", e)
 	}
-	if e := maxRelVec(srv.Params(), next); e > 1e-12 {
+	if e := emtest.MaxRelVec(srv.Params(), next); e > 1e-12 {
 		t.Errorf("θ differs from batch EM by %.3g", e)
 	}
 }
 
 func TestWorkersEqualSingle(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
-	data := randomBlobs(rng, 1500, 12, 5)
+	data := emtest.RandomBlobs(rng, 1500, 12, 5, 3, 1)
 	g, _ := New(data, Config{K: 5, Init: kmeans.InitKMeansPP})
 	theta0, _ := g.Init(rand.New(rand.NewPCG(1, 1)))
-	one, objOne := batchRun(t, g, shards(data.N, 1), theta0, 6, false, nil)
 	perm := rand.New(rand.NewPCG(2, 2)).Perm(data.N)
 	parts := [][]int{perm[:200], perm[200:900], perm[900:1400], perm[1400:]}
-	many, objMany := batchRun(t, g, parts, theta0, 6, true, nil)
-	for it := range one {
-		if e := maxRelVec(many[it], one[it]); e > 1e-12 {
-			t.Errorf("iteration %d: 4 workers differ from 1 by %.3g", it, e)
-		}
-		if e := relErr(objMany[it], objOne[it]); e > 1e-12 {
-			t.Errorf("iteration %d: objective differs by %.3g", it, e)
-		}
-	}
+	objOne := emtest.CheckWorkersEqualSingle(t, "", g, theta0, parts, 6)
 	for it := 1; it < len(objOne); it++ {
 		if objOne[it] < objOne[it-1]-1e-9*math.Abs(objOne[it-1]) {
 			t.Errorf("log-likelihood decreased at iteration %d: %v → %v", it, objOne[it-1], objOne[it])
@@ -400,77 +309,24 @@ func TestWorkersEqualSingle(t *testing.T) {
 }
 
 func TestApplyRefuses(t *testing.T) {
-	data := readBlobs(t)
-	g, _ := New(data, Config{K: 3, Init: kmeans.InitFirst})
-	theta0, _ := g.Init(nil)
-	srv, _ := g.NewServer(theta0)
-	w, _ := g.NewWorker(shards(data.N, 1)[0])
-	w.SetParams(theta0)
-	good := algorithms.NewDelta(g.Layout())
-	w.Process(0, 100, good)
-	if err := srv.Apply(good); err != nil {
-		t.Fatal(err)
-	}
-	theta := slices.Clone(srv.Params())
+	g, _ := New(emtest.ReadBlobs(t), Config{K: 3, Init: kmeans.InitFirst})
+	srv := emtest.PrimedServer(t, g)
 	st := srv.(statser).Stats()
 	l := g.Layout()
-	nan := algorithms.NewDelta(l)
-	nan.Count = 1
-	nan.Vec[7] = math.NaN()
-	inf := algorithms.NewDelta(l)
-	inf.Count = 1
-	inf.Vec[l.Delta-1] = math.Inf(1)
-	huge := algorithms.NewDelta(l)
-	huge.Count = 1
+	huge := emtest.DeltaOfOne(l)
 	huge.Vec[0] = -st[0] // N_0 → 0, n_k = 10·eps
 	huge.Vec[3] = 1e300  // μ = S1/n_k overflows
-	long := algorithms.NewDelta(algorithms.Layout{Params: l.Params, Delta: l.Delta + 1})
-	long.Count = 1
-	sparse := algorithms.NewDelta(algorithms.Layout{Params: l.Params, Delta: l.Delta, Block: 3})
-	sparse.Count = 1
-	for _, tc := range []struct {
-		name   string
-		d      *algorithms.Delta
-		layout bool
-	}{
-		{"nil", nil, true}, {"NaN", nan, false}, {"+Inf", inf, false}, {"overflow", huge, false},
-		{"long", long, true}, {"sparse", sparse, true},
-	} {
-		err := srv.Apply(tc.d)
-		var nf *algorithms.NonFiniteError
-		switch {
-		case err == nil:
-			t.Errorf("Apply(%s) = nil; want an error", tc.name)
-		case tc.layout && !errors.Is(err, algorithms.ErrLayout):
-			t.Errorf("Apply(%s) = %v; want ErrLayout", tc.name, err)
-		case !tc.layout && !errors.As(err, &nf):
-			t.Errorf("Apply(%s) = %v; want a NonFiniteError", tc.name, err)
-		}
-		if !slices.Equal(srv.Params(), theta) || !slices.Equal(srv.(statser).Stats(), st) || srv.Steps() != 1 {
-			t.Errorf("Apply(%s) changed the server", tc.name)
-		}
-	}
+	emtest.CheckRefusals(t, srv, srv.(statser).Stats, append(emtest.ContractRefusals(l, 7, math.Inf(1), 3),
+		emtest.Refusal{Name: "overflow", D: huge}))
 }
 
 func TestDeterminism(t *testing.T) {
-	data := readBlobs(t)
-	run := func(seed uint64) []float64 {
-		g, _ := New(data, Config{K: 3, Init: kmeans.InitKMeansPP})
-		theta0, _ := g.Init(rand.New(rand.NewPCG(seed, 0)))
-		th, _ := batchRun(t, g, shards(data.N, 3), theta0, 4, true, nil)
-		return th[len(th)-1]
-	}
-	a, b, c := run(1), run(1), run(2)
-	if !slices.Equal(a, b) {
-		t.Error("same seed gave different θ")
-	}
-	if slices.Equal(a, c) {
-		t.Error("seeds 1 and 2 gave the same θ")
-	}
+	g, _ := New(emtest.ReadBlobs(t), Config{K: 3, Init: kmeans.InitKMeansPP})
+	emtest.CheckDeterminism(t, "", g, 4)
 }
 
 func TestConfigErrors(t *testing.T) {
-	data := readBlobs(t)
+	data := emtest.ReadBlobs(t)
 	good, _ := New(data, Config{K: 2, Init: kmeans.InitFirst})
 	theta0, _ := good.Init(nil)
 	negVar := slices.Clone(theta0)
@@ -518,7 +374,7 @@ func TestConstantFeature(t *testing.T) {
 	data := &dataset.Dense{N: 6, D: 2, X: []float64{0, 5, 0.1, 5, 0.2, 5, 3, 5, 3.1, 5, 3.2, 5}}
 	g, _ := New(data, Config{K: 2, Init: kmeans.InitKMeansPP})
 	theta0, _ := g.Init(rand.New(rand.NewPCG(1, 2)))
-	thetas, objs := batchRun(t, g, shards(6, 1), theta0, 5, false, nil)
+	thetas, objs := emtest.BatchRun(t, g, emtest.Shards(6, 1), theta0, 5, false, nil)
 	_, mu, v := g.split(thetas[5])
 	for j := 0; j < 2; j++ {
 		if math.Abs(mu[j*2+1]-5) > 1e-14 || math.Abs(v[j*2+1]-DefaultRegCovar) > 1e-12 {

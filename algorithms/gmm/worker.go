@@ -1,10 +1,10 @@
 package gmm
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/algorithms/internal/emcore"
 	"github.com/syncmodels/syncmodels/internal/kernel"
 )
 
@@ -24,7 +24,8 @@ type worker struct {
 	out   []float64 // blockRows×K scratch
 	lp    []float64 // K scratch: weighted log-probabilities of one point
 	sq    []float64 // D scratch: x²
-	buf   []float64 // gathered rows
+
+	data emcore.Rows[float64] // the data, for gathering rows
 }
 
 func (w *worker) Len() int { return len(w.points) }
@@ -33,9 +34,7 @@ func (w *worker) Len() int { return len(w.points) }
 // constants of the log-densities.
 func (w *worker) SetParams(theta []float64) {
 	g := w.g
-	if len(theta) != g.layout.Params {
-		panic(fmt.Sprintf("gmm: SetParams with %d values, want %d", len(theta), g.layout.Params))
-	}
+	emcore.CheckSetParams("gmm", theta, g.layout.Params)
 	pi, mu, v := g.split(theta)
 	d := g.d
 	for j := 0; j < g.k; j++ {
@@ -54,16 +53,7 @@ func (w *worker) SetParams(theta []float64) {
 }
 
 func (w *worker) check(lo, hi int, d *algorithms.Delta) {
-	if !w.set {
-		panic("gmm: Process or Evaluate before SetParams")
-	}
-	if lo < 0 || hi > len(w.points) || lo > hi {
-		panic(fmt.Sprintf("gmm: Process(%d, %d) on a worker with %d points", lo, hi, len(w.points)))
-	}
-	if d != nil && (d.Len() != w.g.layout.Delta || d.Sparse()) {
-		panic(fmt.Sprintf("gmm: Process into a delta of length %d (sparse %v), want dense %d",
-			d.Len(), d.Sparse(), w.g.layout.Delta))
-	}
+	emcore.CheckProcess("gmm", w.set, lo, hi, len(w.points), d, w.g.layout.Delta)
 }
 
 // logProbs computes, for rows xs (n×D), the weighted log-probabilities
@@ -153,29 +143,6 @@ func (w *worker) Evaluate() algorithms.Partial {
 // responsibilities (n×K), for tests and diagnostics.
 func (w *worker) Responsibilities() []float64 { return append([]float64(nil), w.resp...) }
 
-// rows returns local points lo..lo+n-1 as an n×D row-major slice: a view of
-// the data when their indices are consecutive, else a gathered copy.
-func (w *worker) rows(lo, n int) []float64 {
-	dim, X := w.g.d, w.g.data.X
-	p0 := w.points[lo]
-	if consecutive(w.points[lo : lo+n]) {
-		return X[p0*dim : (p0+n)*dim]
-	}
-	if w.buf == nil {
-		w.buf = make([]float64, blockRows*dim)
-	}
-	for i, p := range w.points[lo : lo+n] {
-		copy(w.buf[i*dim:(i+1)*dim], X[p*dim:(p+1)*dim])
-	}
-	return w.buf[:n*dim]
-}
-
-// consecutive reports whether p[i] = p[0]+i for all i.
-func consecutive(p []int) bool {
-	for i := 1; i < len(p); i++ {
-		if p[i] != p[0]+i {
-			return false
-		}
-	}
-	return true
-}
+// rows returns local points lo..lo+n-1 as an n×D row-major slice (see
+// emcore.Rows.Block).
+func (w *worker) rows(lo, n int) []float64 { return w.data.Block(w.points[lo : lo+n]) }

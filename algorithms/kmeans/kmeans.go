@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/algorithms/internal/emcore"
 	"github.com/syncmodels/syncmodels/dataset"
 )
 
@@ -47,16 +48,12 @@ var _ algorithms.Algorithm = (*KMeans)(nil)
 // KMeans is in use. It returns an error wrapping algorithms.ErrConfig for an
 // invalid configuration or data (wrong shape, non-finite values).
 func New(data *dataset.Dense, cfg Config) (*KMeans, error) {
-	if err := checkData(data, cfg.K); err != nil {
+	if err := emcore.CheckData(data, cfg.K, "kmeans"); err != nil {
 		return nil, err
 	}
-	switch cfg.Init {
-	case "":
-		cfg.Init = InitKMeansPP
-	case InitFirst, InitRandom, InitKMeansPP:
-	default:
-		return nil, fmt.Errorf("kmeans: unknown init %q (want %q, %q or %q): %w",
-			cfg.Init, InitFirst, InitRandom, InitKMeansPP, algorithms.ErrConfig)
+	var err error
+	if cfg.Init, err = emcore.CheckInit(cfg.Init, "kmeans"); err != nil {
+		return nil, err
 	}
 	km := &KMeans{
 		data: data, k: cfg.K, d: data.D, init: cfg.Init,
@@ -116,11 +113,8 @@ func (km *KMeans) Objective(theta []float64, parts ...algorithms.Partial) float6
 // initially unassigned. The indices are copied; a point listed twice counts
 // twice.
 func (km *KMeans) NewWorker(points []int) (algorithms.Worker, error) {
-	for i, p := range points {
-		if p < 0 || p >= km.data.N {
-			return nil, fmt.Errorf("kmeans: worker point %d is index %d, want [0,%d): %w",
-				i, p, km.data.N, algorithms.ErrConfig)
-		}
+	if err := emcore.CheckPoints(points, km.data.N, "kmeans"); err != nil {
+		return nil, err
 	}
 	w := &worker{
 		km:     km,
@@ -128,6 +122,7 @@ func (km *KMeans) NewWorker(points []int) (algorithms.Worker, error) {
 		assign: make([]int32, len(points)),
 		cnorm:  make([]float64, km.k),
 		dots:   make([]float64, blockRows*km.k),
+		data:   emcore.NewRows(km.data.X, km.d, blockRows),
 	}
 	for i := range w.assign {
 		w.assign[i] = -1
@@ -136,6 +131,7 @@ func (km *KMeans) NewWorker(points []int) (algorithms.Worker, error) {
 		w.c32 = make([]float32, km.k*km.d)
 		w.cnorm32 = make([]float64, km.k)
 		w.dots32 = make([]float32, blockRows*km.k)
+		w.data32 = emcore.NewRows(km.x32, km.d, blockRows)
 	}
 	return w, nil
 }

@@ -7,15 +7,16 @@ import (
 	"sort"
 
 	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/algorithms/internal/emcore"
 	"github.com/syncmodels/syncmodels/dataset"
 	"github.com/syncmodels/syncmodels/internal/kernel"
 )
 
 // Initialisation methods for Config.Init and Seed.
 const (
-	InitFirst    = "first"    // the first K points
-	InitRandom   = "random"   // K distinct points drawn uniformly
-	InitKMeansPP = "kmeans++" // greedy k-means++ (the default)
+	InitFirst    = emcore.InitFirst    // "first": the first K points
+	InitRandom   = emcore.InitRandom   // "random": K distinct points drawn uniformly
+	InitKMeansPP = emcore.InitKMeansPP // "kmeans++": greedy k-means++ (the default)
 )
 
 // Seed returns K initial centroids (K×D, row-major) chosen from the rows of
@@ -29,7 +30,11 @@ const (
 // potential Σ_i min_j ‖x_i − c_j‖². It draws from rng, not numpy's
 // generator, so it picks different points than scikit-learn does.
 func Seed(data *dataset.Dense, k int, method string, rng *rand.Rand) ([]float64, error) {
-	if err := checkShape(data, k); err != nil {
+	if err := emcore.CheckShape(data, k, "kmeans"); err != nil {
+		return nil, err
+	}
+	method, err := emcore.CheckInit(method, "kmeans")
+	if err != nil {
 		return nil, err
 	}
 	n, d := data.N, data.D
@@ -45,50 +50,17 @@ func Seed(data *dataset.Dense, k int, method string, rng *rand.Rand) ([]float64,
 			return nil, fmt.Errorf("kmeans: init %q needs a *rand.Rand: %w", method, algorithms.ErrConfig)
 		}
 		idx = sampleDistinct(rng, n, k)
-	case InitKMeansPP, "":
+	case InitKMeansPP:
 		if rng == nil {
-			return nil, fmt.Errorf("kmeans: init %q needs a *rand.Rand: %w", InitKMeansPP, algorithms.ErrConfig)
+			return nil, fmt.Errorf("kmeans: init %q needs a *rand.Rand: %w", method, algorithms.ErrConfig)
 		}
 		idx = plusPlus(data, k, rng)
-	default:
-		return nil, fmt.Errorf("kmeans: unknown init %q (want %q, %q or %q): %w",
-			method, InitFirst, InitRandom, InitKMeansPP, algorithms.ErrConfig)
 	}
 	c := make([]float64, k*d)
 	for j, i := range idx {
 		copy(c[j*d:(j+1)*d], data.Row(i))
 	}
 	return c, nil
-}
-
-// checkData validates data for k clusters: shape and finite values.
-func checkData(data *dataset.Dense, k int) error {
-	if err := checkShape(data, k); err != nil {
-		return err
-	}
-	for i, v := range data.X {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("kmeans: data row %d column %d is %v: %w", i/data.D, i%data.D, v, algorithms.ErrConfig)
-		}
-	}
-	return nil
-}
-
-// checkShape validates the shape of data for k clusters.
-func checkShape(data *dataset.Dense, k int) error {
-	if data == nil {
-		return fmt.Errorf("kmeans: nil data: %w", algorithms.ErrConfig)
-	}
-	if err := data.Validate(); err != nil {
-		return fmt.Errorf("kmeans: %v: %w", err, algorithms.ErrConfig)
-	}
-	if data.D < 1 {
-		return fmt.Errorf("kmeans: data has %d features: %w", data.D, algorithms.ErrConfig)
-	}
-	if k < 1 || k > data.N {
-		return fmt.Errorf("kmeans: K = %d, want 1 ≤ K ≤ %d points: %w", k, data.N, algorithms.ErrConfig)
-	}
-	return nil
 }
 
 // sampleDistinct returns k distinct indices in [0, n), drawn uniformly

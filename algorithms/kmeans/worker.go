@@ -1,9 +1,8 @@
 package kmeans
 
 import (
-	"fmt"
-
 	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/algorithms/internal/emcore"
 	"github.com/syncmodels/syncmodels/internal/kernel"
 )
 
@@ -19,8 +18,10 @@ type worker struct {
 	c32     []float32 // float32 centroids (Float32 mode)
 	dots    []float64 // blockRows×K scratch
 	dots32  []float32
-	buf     []float64 // gathered rows
-	buf32   []float32
+	buf     []float64 // rows converted from float32 (Float32 mode)
+
+	data   emcore.Rows[float64] // the data, for gathering rows
+	data32 emcore.Rows[float32] // the float32 data (Float32 mode)
 }
 
 func (w *worker) Len() int { return len(w.points) }
@@ -28,9 +29,7 @@ func (w *worker) Len() int { return len(w.points) }
 // SetParams installs centroids θ (K×D) and precomputes ‖c_j‖².
 func (w *worker) SetParams(theta []float64) {
 	km := w.km
-	if len(theta) != km.layout.Params {
-		panic(fmt.Sprintf("kmeans: SetParams with %d values, want %d", len(theta), km.layout.Params))
-	}
+	emcore.CheckSetParams("kmeans", theta, km.layout.Params)
 	w.theta = theta
 	d := km.d
 	for j := range w.cnorm {
@@ -52,16 +51,7 @@ func (w *worker) SetParams(theta []float64) {
 }
 
 func (w *worker) check(lo, hi int, d *algorithms.Delta) {
-	if w.theta == nil {
-		panic("kmeans: Process or Evaluate before SetParams")
-	}
-	if lo < 0 || hi > len(w.points) || lo > hi {
-		panic(fmt.Sprintf("kmeans: Process(%d, %d) on a worker with %d points", lo, hi, len(w.points)))
-	}
-	if d != nil && (d.Len() != w.km.layout.Delta || d.Sparse()) {
-		panic(fmt.Sprintf("kmeans: Process into a delta of length %d (sparse %v), want dense %d",
-			d.Len(), d.Sparse(), w.km.layout.Delta))
-	}
+	emcore.CheckProcess("kmeans", w.theta != nil, lo, hi, len(w.points), d, w.km.layout.Delta)
 }
 
 // Process assigns local points lo..hi-1 to their nearest centroids and adds
@@ -179,37 +169,12 @@ func (w *worker) Evaluate() algorithms.Partial {
 // of this package satisfy interface{ Assignments() []int32 }.
 func (w *worker) Assignments() []int32 { return append([]int32(nil), w.assign...) }
 
-// rows returns local points lo..lo+n-1 as an n×D row-major slice: a view of
-// the data when their indices are consecutive, else a gathered copy.
-func (w *worker) rows(lo, n int) []float64 {
-	dim, X := w.km.d, w.km.data.X
-	p0 := w.points[lo]
-	if consecutive(w.points[lo : lo+n]) {
-		return X[p0*dim : (p0+n)*dim]
-	}
-	if w.buf == nil {
-		w.buf = make([]float64, blockRows*dim)
-	}
-	for i, p := range w.points[lo : lo+n] {
-		copy(w.buf[i*dim:(i+1)*dim], X[p*dim:(p+1)*dim])
-	}
-	return w.buf[:n*dim]
-}
+// rows returns local points lo..lo+n-1 as an n×D row-major slice (see
+// emcore.Rows.Block).
+func (w *worker) rows(lo, n int) []float64 { return w.data.Block(w.points[lo : lo+n]) }
 
-func (w *worker) rows32(lo, n int) []float32 {
-	dim, X := w.km.d, w.km.x32
-	p0 := w.points[lo]
-	if consecutive(w.points[lo : lo+n]) {
-		return X[p0*dim : (p0+n)*dim]
-	}
-	if w.buf32 == nil {
-		w.buf32 = make([]float32, blockRows*dim)
-	}
-	for i, p := range w.points[lo : lo+n] {
-		copy(w.buf32[i*dim:(i+1)*dim], X[p*dim:(p+1)*dim])
-	}
-	return w.buf32[:n*dim]
-}
+// rows32 returns the float32 rows (Float32 mode).
+func (w *worker) rows32(lo, n int) []float32 { return w.data32.Block(w.points[lo : lo+n]) }
 
 // rowsFrom32 returns the float32 rows converted to float64.
 func (w *worker) rowsFrom32(lo, n int) []float64 {
@@ -224,14 +189,4 @@ func (w *worker) rowsFrom32(lo, n int) []float64 {
 		}
 	}
 	return w.buf[:n*dim]
-}
-
-// consecutive reports whether p[i] = p[0]+i for all i.
-func consecutive(p []int) bool {
-	for i := 1; i < len(p); i++ {
-		if p[i] != p[0]+i {
-			return false
-		}
-	}
-	return true
 }

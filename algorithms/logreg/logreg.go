@@ -78,6 +78,36 @@ type model struct {
 	layout algorithms.Layout
 }
 
+// checkData validates cfg, filling its defaults, and then data, a
+// *dataset.Dense or *dataset.Sparse: NewDense and NewSparse start alike.
+func checkData[D interface {
+	*dataset.Dense | *dataset.Sparse
+	Validate() error
+}](cfg *Config, data D) error {
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	if data == nil {
+		return fmt.Errorf("logreg: nil data set: %w", algorithms.ErrConfig)
+	}
+	if err := data.Validate(); err != nil {
+		return fmt.Errorf("logreg: %w", err)
+	}
+	return nil
+}
+
+// newModel maps the labels of a validated data set of n rows and d
+// features to 0/1 and returns the model of the variant called name, whose
+// deltas have block width block (0: dense).
+func newModel(name string, cfg Config, n, d int, labels []float64, block int) (model, error) {
+	y, err := labels01(labels, n)
+	if err != nil {
+		return model{}, err
+	}
+	l := algorithms.Layout{Params: d + 1, Delta: d + 1, Block: block}
+	return model{name: name, n: n, d: d, y: y, cfg: cfg, layout: l}, nil
+}
+
 func (m *model) Name() string              { return m.name }
 func (m *model) Layout() algorithms.Layout { return m.layout }
 func (m *model) NumPoints() int            { return m.n }
@@ -104,7 +134,7 @@ func (m *model) Init(rng *rand.Rand) ([]float64, error) {
 // move, and λw is added on touched features only.
 func (m *model) NewServer(theta0 []float64) (algorithms.Server, error) {
 	d, lambda := m.d, m.cfg.Lambda
-	s, err := optim.NewServer(theta0, optim.ServerConfig{
+	return optim.NewAlgorithmServer(theta0, optim.ServerConfig{
 		Layout: m.layout,
 		Points: m.n,
 		Optim:  m.cfg.Optim,
@@ -120,10 +150,6 @@ func (m *model) NewServer(theta0 []float64) (algorithms.Server, error) {
 			}
 		},
 	})
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
 }
 
 // Objective returns the mean log-loss of the partials plus λ/2·‖w‖²; NaN
@@ -181,26 +207,19 @@ var _ algorithms.Algorithm = (*Dense)(nil)
 // (−1 is read as 0). Features must be finite. data is not copied and must
 // not change while the algorithm is in use.
 func NewDense(data *dataset.Dense, cfg Config) (*Dense, error) {
-	if err := cfg.validate(); err != nil {
+	if err := checkData(&cfg, data); err != nil {
 		return nil, err
-	}
-	if data == nil {
-		return nil, fmt.Errorf("logreg: nil data set: %w", algorithms.ErrConfig)
-	}
-	if err := data.Validate(); err != nil {
-		return nil, fmt.Errorf("logreg: %w", err)
 	}
 	for k, v := range data.X {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, fmt.Errorf("logreg: row %d feature %d is %v: %w", k/data.D, k%data.D, v, algorithms.ErrConfig)
 		}
 	}
-	y, err := labels01(data.Labels, data.N)
+	m, err := newModel("logreg", cfg, data.N, data.D, data.Labels, 0)
 	if err != nil {
 		return nil, err
 	}
-	l := algorithms.Layout{Params: data.D + 1, Delta: data.D + 1}
-	return &Dense{model: model{name: "logreg", n: data.N, d: data.D, y: y, cfg: cfg, layout: l}, data: data}, nil
+	return &Dense{model: m, data: data}, nil
 }
 
 // NewWorker returns a worker over the given rows.
@@ -261,14 +280,8 @@ var _ algorithms.Algorithm = (*Sparse)(nil)
 // be 0 or 1 (−1 is read as 0). Values must be finite. data is not copied
 // and must not change while the algorithm is in use.
 func NewSparse(data *dataset.Sparse, cfg Config) (*Sparse, error) {
-	if err := cfg.validate(); err != nil {
+	if err := checkData(&cfg, data); err != nil {
 		return nil, err
-	}
-	if data == nil {
-		return nil, fmt.Errorf("logreg: nil data set: %w", algorithms.ErrConfig)
-	}
-	if err := data.Validate(); err != nil {
-		return nil, fmt.Errorf("logreg: %w", err)
 	}
 	for i := range data.N {
 		for p := data.Indptr[i]; p < data.Indptr[i+1]; p++ {
@@ -277,12 +290,11 @@ func NewSparse(data *dataset.Sparse, cfg Config) (*Sparse, error) {
 			}
 		}
 	}
-	y, err := labels01(data.Labels, data.N)
+	m, err := newModel("logreg-sparse", cfg, data.N, data.D, data.Labels, 1)
 	if err != nil {
 		return nil, err
 	}
-	l := algorithms.Layout{Params: data.D + 1, Delta: data.D + 1, Block: 1}
-	return &Sparse{model: model{name: "logreg-sparse", n: data.N, d: data.D, y: y, cfg: cfg, layout: l}, data: data}, nil
+	return &Sparse{model: m, data: data}, nil
 }
 
 // NewWorker returns a worker over the given rows.

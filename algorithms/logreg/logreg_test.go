@@ -6,9 +6,11 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/algorithms/internal/gdtest"
 	"github.com/syncmodels/syncmodels/algorithms/optim"
 	"github.com/syncmodels/syncmodels/dataset"
 )
@@ -31,30 +33,29 @@ func variants(t *testing.T, ref *refLR, cfg Config) map[string]algorithms.Algori
 // One worker, full-batch updates, SGD: textbook gradient descent, checked
 // against the numpy recomputation for 1 and 20 steps from zeros.
 func TestGDMatchesNumpy(t *testing.T) {
-	var ref refLR
-	loadJSON(t, "logreg.json", &ref)
+	ref := gdtest.LoadJSON[refLR](t, "logreg.json")
 	cfg := Config{Lambda: ref.Lambda, Optim: optim.Config{Method: optim.SGD, LR: ref.GD.LR}}
-	for name, alg := range variants(t, &ref, cfg) {
+	for name, alg := range variants(t, ref, cfg) {
 		t.Run(name, func(t *testing.T) {
 			theta0, _ := alg.Init(nil)
-			r := newRun(t, alg, theta0, 1)
-			if e := relErr1(r.objective(), ref.GD.Objective[0]); e > 1e-12 {
-				t.Errorf("f(0) = %v; want %v", r.objective(), ref.GD.Objective[0])
+			r := gdtest.NewTrainer(t, alg, theta0, 1)
+			if e := relErr1(r.Objective(), ref.GD.Objective[0]); e > 1e-12 {
+				t.Errorf("f(0) = %v; want %v", r.Objective(), ref.GD.Objective[0])
 			}
 			worstθ, worstF := 0.0, 0.0
 			for s := 1; s <= 20; s++ {
-				r.step(t, 0)
-				f := r.objective()
+				r.Step(t, 0)
+				f := r.Objective()
 				e := relErr1(f, ref.GD.Objective[s])
 				worstF = max(worstF, e)
 				if e > 1e-12 {
 					t.Errorf("step %d: f = %.17g; want %.17g", s, f, ref.GD.Objective[s])
 				}
 				if want, ok := ref.GD.Theta[strconv.Itoa(s)]; ok {
-					e := relErr(r.srv.Params(), want)
+					e := gdtest.RelErr(r.Server.Params(), want)
 					worstθ = max(worstθ, e)
 					if e > 1e-12 {
-						t.Errorf("step %d: θ = %v; want %v (rel err %.3g)", s, r.srv.Params(), want, e)
+						t.Errorf("step %d: θ = %v; want %v (rel err %.3g)", s, r.Server.Params(), want, e)
 					}
 				}
 			}
@@ -66,8 +67,7 @@ func TestGDMatchesNumpy(t *testing.T) {
 // Adam (ε 1e-9, η/√(epoch+1), the MLLess setting) and Nesterov momentum,
 // five full-batch steps against numpy.
 func TestOptimizersMatchNumpy(t *testing.T) {
-	var ref refLR
-	loadJSON(t, "logreg.json", &ref)
+	ref := gdtest.LoadJSON[refLR](t, "logreg.json")
 	cases := map[string]struct {
 		cfg  optim.Config
 		want [][]float64
@@ -76,16 +76,16 @@ func TestOptimizersMatchNumpy(t *testing.T) {
 		"nesterov": {optim.Config{Method: optim.Nesterov, LR: ref.Nesterov.LR, Momentum: ref.Nesterov.Mu}, ref.Nesterov.Theta},
 	}
 	for oname, c := range cases {
-		for vname, alg := range variants(t, &ref, Config{Lambda: ref.Lambda, Optim: c.cfg}) {
+		for vname, alg := range variants(t, ref, Config{Lambda: ref.Lambda, Optim: c.cfg}) {
 			t.Run(oname+"/"+vname, func(t *testing.T) {
-				r := newRun(t, alg, make([]float64, ref.D+1), 1)
+				r := gdtest.NewTrainer(t, alg, make([]float64, ref.D+1), 1)
 				worst := 0.0
 				for s, want := range c.want {
-					r.step(t, 0)
-					e := relErr(r.srv.Params(), want)
+					r.Step(t, 0)
+					e := gdtest.RelErr(r.Server.Params(), want)
 					worst = max(worst, e)
 					if e > 1e-12 {
-						t.Errorf("step %d: θ = %v; want %v (rel err %.3g)", s+1, r.srv.Params(), want, e)
+						t.Errorf("step %d: θ = %v; want %v (rel err %.3g)", s+1, r.Server.Params(), want, e)
 					}
 				}
 				t.Logf("max rel err over %d steps: %.3g", len(c.want), worst)
@@ -96,17 +96,13 @@ func TestOptimizersMatchNumpy(t *testing.T) {
 
 // Full-batch GD run to convergence reaches scikit-learn's optimum.
 func TestConvergesToSklearn(t *testing.T) {
-	var ref refLR
-	loadJSON(t, "logreg.json", &ref)
+	ref := gdtest.LoadJSON[refLR](t, "logreg.json")
 	want := append(slices.Clone(ref.Sklearn.Coef), ref.Sklearn.Intercept)
 	cfg := Config{Lambda: ref.Lambda, Optim: optim.Config{Method: optim.SGD, LR: 2}}
-	for name, alg := range variants(t, &ref, cfg) {
+	for name, alg := range variants(t, ref, cfg) {
 		t.Run(name, func(t *testing.T) {
-			r := newRun(t, alg, make([]float64, ref.D+1), 1)
-			for range 1500 {
-				r.step(t, 0)
-			}
-			got := r.srv.Params()
+			r := gdtest.NewTrainer(t, alg, make([]float64, ref.D+1), 1).Run(t, 1500, 0)
+			got := r.Server.Params()
 			worst := 0.0
 			for i := range want {
 				e := math.Abs(got[i] - want[i])
@@ -115,7 +111,7 @@ func TestConvergesToSklearn(t *testing.T) {
 			if worst > 1e-6 {
 				t.Errorf("θ = %v; want %v (max abs err %.3g)", got, want, worst)
 			}
-			f := r.objective()
+			f := r.Objective()
 			if e := relErr1(f, ref.Sklearn.Objective); e > 1e-9 {
 				t.Errorf("f = %.17g; want %.17g (rel err %.3g)", f, ref.Sklearn.Objective, e)
 			}
@@ -139,17 +135,13 @@ func TestSparseEqualsDense(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ra := newRun(t, a, make([]float64, 65), 1)
-	rb := newRun(t, b, make([]float64, 65), 1)
-	for range 25 {
-		ra.step(t, 0)
-		rb.step(t, 0)
+	ra := gdtest.NewTrainer(t, a, make([]float64, 65), 1).Run(t, 25, 0)
+	rb := gdtest.NewTrainer(t, b, make([]float64, 65), 1).Run(t, 25, 0)
+	if e := gdtest.RelErr(ra.Server.Params(), rb.Server.Params()); e > 1e-12 {
+		t.Errorf("sparse θ = %v\ndense θ = %v (rel err %.3g)", ra.Server.Params(), rb.Server.Params(), e)
 	}
-	if e := relErr(ra.srv.Params(), rb.srv.Params()); e > 1e-12 {
-		t.Errorf("sparse θ = %v\ndense θ = %v (rel err %.3g)", ra.srv.Params(), rb.srv.Params(), e)
-	}
-	if e := relErr1(ra.objective(), rb.objective()); e > 1e-12 {
-		t.Errorf("objective sparse %v, dense %v", ra.objective(), rb.objective())
+	if e := relErr1(ra.Objective(), rb.Objective()); e > 1e-12 {
+		t.Errorf("objective sparse %v, dense %v", ra.Objective(), rb.Objective())
 	}
 }
 
@@ -164,17 +156,13 @@ func TestMultiWorkerEqualsSingle(t *testing.T) {
 		"sparse": func() algorithms.Algorithm { a, _ := NewSparse(toSparse(dm), cfg); return a },
 	} {
 		t.Run(name, func(t *testing.T) {
-			one := newRun(t, alg(), make([]float64, 13), 1)
-			four := newRun(t, alg(), make([]float64, 13), 4)
-			for range 10 {
-				one.step(t, 0)
-				four.step(t, 0)
+			one := gdtest.NewTrainer(t, alg(), make([]float64, 13), 1).Run(t, 10, 0)
+			four := gdtest.NewTrainer(t, alg(), make([]float64, 13), 4).Run(t, 10, 0)
+			if e := gdtest.RelErr(four.Server.Params(), one.Server.Params()); e > 1e-12 {
+				t.Errorf("4 workers θ = %v\n1 worker θ = %v (rel err %.3g)", four.Server.Params(), one.Server.Params(), e)
 			}
-			if e := relErr(four.srv.Params(), one.srv.Params()); e > 1e-12 {
-				t.Errorf("4 workers θ = %v\n1 worker θ = %v (rel err %.3g)", four.srv.Params(), one.srv.Params(), e)
-			}
-			if e := relErr1(four.objective(), one.objective()); e > 1e-12 {
-				t.Errorf("objective 4 workers %v, 1 worker %v", four.objective(), one.objective())
+			if e := relErr1(four.Objective(), one.Objective()); e > 1e-12 {
+				t.Errorf("objective 4 workers %v, 1 worker %v", four.Objective(), one.Objective())
 			}
 		})
 	}
@@ -193,11 +181,7 @@ func TestDeterminism(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := newRun(t, alg, theta0, 3)
-		for range 30 {
-			r.step(t, 16)
-		}
-		return slices.Clone(r.srv.Params())
+		return slices.Clone(gdtest.NewTrainer(t, alg, theta0, 3).Run(t, 30, 16).Params())
 	}
 	a, b := train(), train()
 	if !slices.Equal(a, b) {
@@ -209,37 +193,36 @@ func TestDeterminism(t *testing.T) {
 }
 
 func TestApplyRefusesBadDeltas(t *testing.T) {
-	var ref refLR
-	loadJSON(t, "logreg.json", &ref)
-	for name, alg := range variants(t, &ref, Config{Lambda: ref.Lambda, Optim: optim.Config{Method: optim.Adam}}) {
+	ref := gdtest.LoadJSON[refLR](t, "logreg.json")
+	for name, alg := range variants(t, ref, Config{Lambda: ref.Lambda, Optim: optim.Config{Method: optim.Adam}}) {
 		t.Run(name, func(t *testing.T) {
-			r := newRun(t, alg, make([]float64, ref.D+1), 1)
-			r.step(t, 0)
-			before := slices.Clone(r.srv.Params())
+			r := gdtest.NewTrainer(t, alg, make([]float64, ref.D+1), 1)
+			r.Step(t, 0)
+			before := slices.Clone(r.Server.Params())
 			l := alg.Layout()
 			d := algorithms.NewDelta(l)
-			r.workers[0].Process(0, 10, d)
+			r.Workers[0].Process(0, 10, d)
 			d.Vec[l.Delta-1] = math.NaN() // the bias is always live
 			var nf *algorithms.NonFiniteError
-			if err := r.srv.Apply(d); !errors.As(err, &nf) {
+			if err := r.Server.Apply(d); !errors.As(err, &nf) {
 				t.Errorf("Apply(NaN) = %v; want *NonFiniteError", err)
 			}
 			d.Vec[l.Delta-1] = math.Inf(1)
-			if err := r.srv.Apply(d); !errors.As(err, &nf) {
+			if err := r.Server.Apply(d); !errors.As(err, &nf) {
 				t.Errorf("Apply(+Inf) = %v; want *NonFiniteError", err)
 			}
 			wrong := algorithms.NewDelta(algorithms.Layout{Params: l.Params + 1, Delta: l.Delta + 1, Block: l.Block})
 			wrong.Count = 1
-			if err := r.srv.Apply(wrong); !errors.Is(err, algorithms.ErrLayout) {
+			if err := r.Server.Apply(wrong); !errors.Is(err, algorithms.ErrLayout) {
 				t.Errorf("Apply(wrong length) = %v; want ErrLayout", err)
 			}
 			other := algorithms.NewDelta(algorithms.Layout{Params: l.Params, Delta: l.Delta, Block: 1 - l.Block})
 			other.Count = 1
-			if err := r.srv.Apply(other); !errors.Is(err, algorithms.ErrLayout) {
+			if err := r.Server.Apply(other); !errors.Is(err, algorithms.ErrLayout) {
 				t.Errorf("Apply(wrong block) = %v; want ErrLayout", err)
 			}
-			if !slices.Equal(r.srv.Params(), before) || r.srv.Steps() != 1 {
-				t.Errorf("refused deltas changed θ: %v → %v (steps %d)", before, r.srv.Params(), r.srv.Steps())
+			if !slices.Equal(r.Server.Params(), before) || r.Server.Steps() != 1 {
+				t.Errorf("refused deltas changed θ: %v → %v (steps %d)", before, r.Server.Params(), r.Server.Steps())
 			}
 		})
 	}
@@ -331,9 +314,19 @@ func TestBadInput(t *testing.T) {
 	if f := alg.Objective([]float64{0, 0, 0}); !math.IsNaN(f) {
 		t.Errorf("Objective of no points = %v; want NaN", f)
 	}
+	// Data errors wrap ErrConfig and name the row, the feature and the value.
+	_, err := NewDense(nan, Config{})
+	if !errors.Is(err, algorithms.ErrConfig) || !strings.Contains(err.Error(), "row 1 feature 0 is NaN") {
+		t.Errorf("NewDense(NaN at row 1 feature 0) = %v", err)
+	}
 	sp := &dataset.Sparse{N: 1, D: 2, Indptr: []int{0, 1}, Indices: []int32{1}, Values: []float64{math.Inf(1)}, Labels: []float64{1}}
-	if _, err := NewSparse(sp, Config{}); err == nil {
-		t.Error("NewSparse accepted an infinite value")
+	if _, err := NewSparse(sp, Config{}); !errors.Is(err, algorithms.ErrConfig) || !strings.Contains(err.Error(), "row 0 feature 1 is +Inf") {
+		t.Errorf("NewSparse(+Inf at row 0 feature 1) = %v", err)
+	}
+	// Empty rows before the bad value: the row is still found.
+	sp = &dataset.Sparse{N: 4, D: 3, Indptr: []int{0, 1, 1, 1, 3}, Indices: []int32{2, 0, 2}, Values: []float64{1, 2, math.NaN()}, Labels: []float64{1, 0, 1, 0}}
+	if _, err := NewSparse(sp, Config{}); !errors.Is(err, algorithms.ErrConfig) || !strings.Contains(err.Error(), "row 3 feature 2 is NaN") {
+		t.Errorf("NewSparse(NaN at row 3 feature 2) = %v", err)
 	}
 	if _, err := NewSparse(nil, Config{}); err == nil {
 		t.Error("NewSparse accepted nil")

@@ -145,7 +145,7 @@ func (a *NMF) NewServer(theta0 []float64) (algorithms.Server, error) {
 		}
 	}
 	nw, hs := a.nw, a.cfg.HScale
-	s, err := optim.NewServer(theta0, optim.ServerConfig{
+	return optim.NewAlgorithmServer(theta0, optim.ServerConfig{
 		Layout: a.layout,
 		Points: a.data.N,
 		Optim:  a.cfg.Optim,
@@ -166,10 +166,6 @@ func (a *NMF) NewServer(theta0 []float64) (algorithms.Server, error) {
 			}
 		},
 	})
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
 }
 
 // Objective returns ½‖X − W·H‖²_F / n over the rows evaluated (the mean

@@ -1,17 +1,16 @@
 package nmf
 
 import (
-	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/algorithms/internal/gdtest"
 	"github.com/syncmodels/syncmodels/algorithms/optim"
 	"github.com/syncmodels/syncmodels/dataset"
 )
@@ -26,19 +25,6 @@ type refNMF struct {
 	Objective  []float64
 }
 
-func loadRef(t testing.TB) *refNMF {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "gd", "nmf.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r refNMF
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
-	return &r
-}
-
 func (r *refNMF) data() *dataset.Dense {
 	m := &dataset.Dense{N: r.N, D: r.D}
 	for _, row := range r.X {
@@ -47,102 +33,28 @@ func (r *refNMF) data() *dataset.Dense {
 	return m
 }
 
-func relErr(got, want []float64) float64 {
-	scale, e := 1e-300, 0.0
-	for _, w := range want {
-		scale = max(scale, math.Abs(w))
-	}
-	for i := range want {
-		e = max(e, math.Abs(got[i]-want[i]))
-	}
-	return e / scale
-}
-
-func seq(lo, hi int) []int {
-	s := make([]int, 0, hi-lo)
-	for i := lo; i < hi; i++ {
-		s = append(s, i)
-	}
-	return s
-}
-
-type trainer struct {
-	alg     *NMF
-	srv     algorithms.Server
-	workers []algorithms.Worker
-	cursor  []int
-	d, m    *algorithms.Delta
-}
-
-func newTrainer(t testing.TB, alg *NMF, theta0 []float64, k int) *trainer {
-	t.Helper()
-	srv, err := alg.NewServer(theta0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := &trainer{alg: alg, srv: srv, cursor: make([]int, k), d: algorithms.NewDelta(alg.Layout()), m: algorithms.NewDelta(alg.Layout())}
-	n := alg.NumPoints()
-	for s := range k {
-		w, err := alg.NewWorker(seq(s*n/k, (s+1)*n/k))
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr.workers = append(tr.workers, w)
-	}
-	return tr
-}
-
-func (tr *trainer) step(t testing.TB, batch int) {
-	t.Helper()
-	tr.m.Reset()
-	for i, w := range tr.workers {
-		tr.d.Reset()
-		w.SetParams(tr.srv.Params())
-		lo, hi := 0, w.Len()
-		if batch > 0 {
-			lo = tr.cursor[i]
-			hi = min(lo+batch, w.Len())
-			tr.cursor[i] = hi % w.Len()
-		}
-		w.Process(lo, hi, tr.d)
-		tr.m.Merge(tr.d)
-	}
-	if err := tr.srv.Apply(tr.m); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func (tr *trainer) objective() float64 {
-	var parts []algorithms.Partial
-	for _, w := range tr.workers {
-		w.SetParams(tr.srv.Params())
-		parts = append(parts, w.Evaluate())
-	}
-	return tr.alg.Objective(tr.srv.Params(), parts...)
-}
-
 // One worker, full-batch updates: the simultaneous projected GD update,
 // checked against numpy for 1 and 10 steps.
 func TestFullBatchMatchesNumpy(t *testing.T) {
-	ref := loadRef(t)
+	ref := gdtest.LoadJSON[refNMF](t, "nmf.json")
 	alg, err := New(ref.data(), Config{Rank: ref.Rank, Optim: optim.Config{LR: ref.LR}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, k := range []int{1, 3} {
-		tr := newTrainer(t, alg, ref.Theta0, k)
+		tr := gdtest.NewTrainer(t, alg, ref.Theta0, k)
 		worstθ, worstF := 0.0, 0.0
 		for s := 0; s <= 10; s++ {
 			if s > 0 {
-				tr.step(t, 0)
+				tr.Step(t, 0)
 			}
-			f := tr.objective()
+			f := tr.Objective()
 			worstF = max(worstF, math.Abs(f-ref.Objective[s])/ref.Objective[s])
 			if want, ok := ref.Theta[strconv.Itoa(s)]; ok {
-				e := relErr(tr.srv.Params(), want)
+				e := gdtest.RelErr(tr.Server.Params(), want)
 				worstθ = max(worstθ, e)
 				if e > 1e-12 {
-					t.Errorf("%d workers, step %d: θ = %v\nwant %v (rel err %.3g)", k, s, tr.srv.Params(), want, e)
+					t.Errorf("%d workers, step %d: θ = %v\nwant %v (rel err %.3g)", k, s, tr.Server.Params(), want, e)
 				}
 			}
 		}
@@ -193,15 +105,15 @@ func TestConvergesOnLowRank(t *testing.T) {
 				t.Fatal(err)
 			}
 			theta0, _ := alg.Init(rand.New(rand.NewPCG(1, 1)))
-			tr := newTrainer(t, alg, theta0, 2)
-			first := tr.objective()
+			tr := gdtest.NewTrainer(t, alg, theta0, 2)
+			first := tr.Objective()
 			prev := first
 			for epoch := range 100 {
 				for range 4 { // 2 workers × 50 rows = batch 100
-					tr.step(t, 50)
+					tr.Step(t, 50)
 				}
 				if epoch%10 == 9 {
-					f := tr.objective()
+					f := tr.Objective()
 					if f > prev*1.01 {
 						t.Errorf("epoch %d: objective rose from %.5f to %.5f", epoch, prev, f)
 					}
@@ -213,7 +125,7 @@ func TestConvergesOnLowRank(t *testing.T) {
 			if prev > 1.5*noise {
 				t.Errorf("objective %.5f; want < 1.5 × noise level %.5f", prev, noise)
 			}
-			for i, v := range tr.srv.Params() {
+			for i, v := range tr.Server.Params() {
 				if v < 0 {
 					t.Fatalf("θ[%d] = %v < 0", i, v)
 				}
@@ -227,13 +139,9 @@ func TestMultiWorkerEqualsSingle(t *testing.T) {
 	data := lowRank(rng, 60, 12, 3, 0.1)
 	alg, _ := New(data, Config{Rank: 3, Optim: optim.Config{Method: optim.Nesterov, LR: 0.005, Momentum: 0.5}, HScale: 5})
 	theta0, _ := alg.Init(rng)
-	one := newTrainer(t, alg, theta0, 1)
-	four := newTrainer(t, alg, theta0, 4)
-	for range 20 {
-		one.step(t, 0)
-		four.step(t, 0)
-	}
-	if e := relErr(four.srv.Params(), one.srv.Params()); e > 1e-12 {
+	one := gdtest.NewTrainer(t, alg, theta0, 1).Run(t, 20, 0)
+	four := gdtest.NewTrainer(t, alg, theta0, 4).Run(t, 20, 0)
+	if e := gdtest.RelErr(four.Server.Params(), one.Server.Params()); e > 1e-12 {
 		t.Errorf("4 workers differ from 1 by %.3g", e)
 	}
 }
@@ -244,11 +152,7 @@ func TestDeterminism(t *testing.T) {
 		data := lowRank(rng, 50, 10, 2, 0.2)
 		alg, _ := New(data, Config{Rank: 3, Optim: optim.Config{Method: optim.Adam, LR: 0.01}})
 		theta0, _ := alg.Init(rng)
-		tr := newTrainer(t, alg, theta0, 2)
-		for range 30 {
-			tr.step(t, 7)
-		}
-		return slices.Clone(tr.srv.Params())
+		return slices.Clone(gdtest.NewTrainer(t, alg, theta0, 2).Run(t, 30, 7).Params())
 	}
 	if a, b := train(), train(); !slices.Equal(a, b) {
 		t.Error("two runs with one seed differ")
@@ -257,7 +161,7 @@ func TestDeterminism(t *testing.T) {
 
 // A delta touches the W rows of its points and all of H, nothing else.
 func TestDeltaBlocks(t *testing.T) {
-	ref := loadRef(t)
+	ref := gdtest.LoadJSON[refNMF](t, "nmf.json")
 	alg, _ := New(ref.data(), Config{Rank: ref.Rank})
 	w, _ := alg.NewWorker([]int{5, 2, 7})
 	w.SetParams(ref.Theta0)
@@ -287,24 +191,24 @@ func TestDeltaBlocks(t *testing.T) {
 }
 
 func TestApplyRefusesBadDeltas(t *testing.T) {
-	ref := loadRef(t)
+	ref := gdtest.LoadJSON[refNMF](t, "nmf.json")
 	alg, _ := New(ref.data(), Config{Rank: ref.Rank, Optim: optim.Config{Method: optim.Adam}})
-	tr := newTrainer(t, alg, ref.Theta0, 1)
-	tr.step(t, 0)
-	before := slices.Clone(tr.srv.Params())
+	tr := gdtest.NewTrainer(t, alg, ref.Theta0, 1)
+	tr.Step(t, 0)
+	before := slices.Clone(tr.Server.Params())
 	d := algorithms.NewDelta(alg.Layout())
-	tr.workers[0].Process(0, 2, d)
+	tr.Workers[0].Process(0, 2, d)
 	d.Vec[len(d.Vec)-1] = math.Inf(1)
 	var nf *algorithms.NonFiniteError
-	if err := tr.srv.Apply(d); !errors.As(err, &nf) {
+	if err := tr.Server.Apply(d); !errors.As(err, &nf) {
 		t.Errorf("Apply(Inf) = %v; want *NonFiniteError", err)
 	}
 	bad := algorithms.NewDelta(algorithms.Layout{Params: alg.Layout().Params, Delta: alg.Layout().Delta, Block: 1})
 	bad.Count = 1
-	if err := tr.srv.Apply(bad); !errors.Is(err, algorithms.ErrLayout) {
+	if err := tr.Server.Apply(bad); !errors.Is(err, algorithms.ErrLayout) {
 		t.Errorf("Apply(block 1) = %v; want ErrLayout", err)
 	}
-	if !slices.Equal(before, tr.srv.Params()) || tr.srv.Steps() != 1 {
+	if !slices.Equal(before, tr.Server.Params()) || tr.Server.Steps() != 1 {
 		t.Error("refused deltas changed the server")
 	}
 }
@@ -330,14 +234,14 @@ func TestBadInput(t *testing.T) {
 	_, err := New(&dataset.Dense{N: 2, D: 2, X: []float64{1, 0, -2, 3}}, Config{})
 	if err == nil || !errors.Is(err, algorithms.ErrConfig) {
 		t.Errorf("negative entry: %v", err)
-	} else if want := "row 1 column 0"; !contains(err.Error(), want) {
+	} else if want := "row 1 column 0 is -2"; !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q does not name %q", err, want)
 	}
 	alg, _ := New(good, Config{Rank: 2})
 	if c := alg.Config(); c.Rank != 2 || c.HScale != 1 {
 		t.Errorf("config %+v", c)
 	}
-	if _, err := alg.NewServer([]float64{1, 1, 1, 1, 1, 1, 1, -1}); !errors.Is(err, algorithms.ErrConfig) {
+	if _, err := alg.NewServer([]float64{1, 1, 1, 1, 1, 1, 1, -1}); !errors.Is(err, algorithms.ErrConfig) || !strings.Contains(err.Error(), "θ0[7] = -1") {
 		t.Errorf("NewServer(negative θ0) = %v; want ErrConfig", err)
 	}
 	if _, err := alg.NewServer([]float64{1}); !errors.Is(err, algorithms.ErrLayout) {
@@ -356,13 +260,4 @@ func TestBadInput(t *testing.T) {
 	if len(alg.W(theta)) != 4 || len(alg.H(theta)) != 4 {
 		t.Error("W/H views have the wrong size")
 	}
-}
-
-func contains(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return true
-		}
-	}
-	return false
 }

@@ -1,6 +1,7 @@
 // Package optim holds the optimizers that the gradient-descent workloads
 // (logreg, pmf, nmf) run on their servers, and Server, the
-// algorithms.Server those workloads share.
+// algorithms.Server those workloads share (their NewServer methods return
+// it through NewAlgorithmServer).
 //
 // A GD server receives a merged delta — the gradient sum of Count data
 // points — and takes one step θ ← θ − η·update(g) with the mean gradient

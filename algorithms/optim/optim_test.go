@@ -1,15 +1,13 @@
 package optim
 
 import (
-	"encoding/json"
 	"errors"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/algorithms/internal/gdtest"
 )
 
 // refSteps mirrors testdata/gd/optim_steps.json (written by
@@ -36,18 +34,9 @@ type refSteps struct {
 	} `json:"cases"`
 }
 
-func loadJSON(t testing.TB, name string, v any) {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "gd", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-}
-
-// relErr returns max_i |got_i − want_i| / max(1, max_i |want_i|).
+// relErr returns max_i |got_i − want_i| / max(1, max_i |want_i|): unlike
+// gdtest.RelErr it is an absolute error for references below 1, the
+// measure the tolerances of these tests are stated in.
 func relErr(got, want []float64) float64 {
 	scale, e := 1.0, 0.0
 	for _, w := range want {
@@ -70,8 +59,7 @@ func quadGrad(A [][]float64, b, theta, grad []float64) {
 }
 
 func TestReferenceTrajectories(t *testing.T) {
-	var ref refSteps
-	loadJSON(t, "optim_steps.json", &ref)
+	ref := gdtest.LoadJSON[refSteps](t, "optim_steps.json")
 	if len(ref.Cases) == 0 {
 		t.Fatal("no cases")
 	}

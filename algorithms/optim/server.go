@@ -77,6 +77,18 @@ func NewServer(theta0 []float64, cfg ServerConfig) (*Server, error) {
 	}, nil
 }
 
+// NewAlgorithmServer is NewServer for a workload's
+// algorithms.Algorithm.NewServer: it returns the Server as an
+// algorithms.Server, and on error a nil interface rather than one holding a
+// nil *Server.
+func NewAlgorithmServer(theta0 []float64, cfg ServerConfig) (algorithms.Server, error) {
+	s, err := NewServer(theta0, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
 // Params returns θ. The slice is owned by the server and changes in place
 // on the next successful Apply.
 func (s *Server) Params() []float64 { return s.theta }

@@ -199,3 +199,18 @@ func TestNewServerErrors(t *testing.T) {
 		t.Errorf("Optimizer().LR = %v; want the default", s.Optimizer().LR)
 	}
 }
+
+func TestNewAlgorithmServer(t *testing.T) {
+	l := algorithms.Layout{Params: 2, Delta: 2}
+	s, err := NewAlgorithmServer([]float64{1}, ServerConfig{Layout: l})
+	if s != nil || !errors.Is(err, algorithms.ErrLayout) {
+		t.Errorf("short θ0: %v, %v; want a nil Server and ErrLayout", s, err)
+	}
+	s, err = NewAlgorithmServer([]float64{1, 2}, ServerConfig{Layout: l})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.(*Server); !ok || !slices.Equal(s.Params(), []float64{1, 2}) {
+		t.Errorf("NewAlgorithmServer = %T with θ %v", s, s.Params())
+	}
+}

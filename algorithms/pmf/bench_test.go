@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/algorithms/internal/gdtest"
 	"github.com/syncmodels/syncmodels/dataset"
 )
 
@@ -27,49 +27,7 @@ func BenchmarkEpoch(b *testing.B) {
 				b.Fatal(err)
 			}
 			theta0, _ := alg.Init(rand.New(rand.NewPCG(3, 4)))
-			srv, _ := alg.NewServer(theta0)
-			n := data.Len()
-			var workers []algorithms.Worker
-			var deltas []*algorithms.Delta
-			for s := range k {
-				w, _ := alg.NewWorker(seq(s*n/k, (s+1)*n/k))
-				workers = append(workers, w)
-				deltas = append(deltas, algorithms.NewDelta(alg.Layout()))
-			}
-			merged := algorithms.NewDelta(alg.Layout())
-			per := 6250 / k
-			points := 0
-			var wg sync.WaitGroup
-			for b.Loop() {
-				for lo := 0; lo < n/k; lo += per {
-					hi := min(lo+per, n/k)
-					theta := srv.Params()
-					for i := 1; i < k; i++ {
-						wg.Go(func() {
-							deltas[i].Reset()
-							workers[i].SetParams(theta)
-							workers[i].Process(lo, hi, deltas[i])
-						})
-					}
-					deltas[0].Reset()
-					workers[0].SetParams(theta)
-					workers[0].Process(lo, hi, deltas[0])
-					wg.Wait()
-					apply := deltas[0]
-					if k > 1 {
-						merged.Reset()
-						for _, d := range deltas {
-							merged.Merge(d)
-						}
-						apply = merged
-					}
-					if err := srv.Apply(apply); err != nil {
-						b.Fatal(err)
-					}
-					points += apply.Count
-				}
-			}
-			b.ReportMetric(float64(points)/b.Elapsed().Seconds(), "points/s")
+			gdtest.BenchEpochs(b, alg, theta0, k, 6250)
 		})
 	}
 }
@@ -79,12 +37,5 @@ func BenchmarkProcess(b *testing.B) {
 	data := bigRatings()
 	alg, _ := New(data, Config{Rank: 20})
 	theta0, _ := alg.Init(rand.New(rand.NewPCG(3, 4)))
-	w, _ := alg.NewWorker(seq(0, data.Len()))
-	w.SetParams(theta0)
-	d := algorithms.NewDelta(alg.Layout())
-	for b.Loop() {
-		d.Reset()
-		w.Process(0, data.Len(), d)
-	}
-	b.ReportMetric(float64(data.Len())*float64(b.N)/b.Elapsed().Seconds(), "points/s")
+	gdtest.BenchProcess(b, alg, theta0)
 }

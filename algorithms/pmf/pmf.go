@@ -144,11 +144,7 @@ func (p *PMF) Init(rng *rand.Rand) ([]float64, error) {
 // NewServer returns a server that steps the touched rows only, with the
 // mean gradient of the merged delta (sum over its ratings / Count).
 func (p *PMF) NewServer(theta0 []float64) (algorithms.Server, error) {
-	s, err := optim.NewServer(theta0, optim.ServerConfig{Layout: p.layout, Points: p.data.Len(), Optim: p.cfg.Optim})
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
+	return optim.NewAlgorithmServer(theta0, optim.ServerConfig{Layout: p.layout, Points: p.data.Len(), Optim: p.cfg.Optim})
 }
 
 // Objective returns the RMSE √(Σe²/N) of the partials (the penalty is not

@@ -1,16 +1,15 @@
 package pmf
 
 import (
-	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/algorithms/internal/gdtest"
 	"github.com/syncmodels/syncmodels/algorithms/optim"
 	"github.com/syncmodels/syncmodels/dataset"
 )
@@ -33,103 +32,14 @@ type refRun struct {
 	RMSE  []float64
 }
 
-func loadRef(t testing.TB) *refPMF {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "gd", "pmf.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r refPMF
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
-	return &r
-}
-
 func (r *refPMF) ratings() *dataset.Ratings {
 	return &dataset.Ratings{NumUsers: r.Users, NumItems: r.Items, User: r.User, Item: r.Item, Value: r.Value}
-}
-
-func relErr(got, want []float64) float64 {
-	scale, e := 1e-300, 0.0
-	for _, w := range want {
-		scale = max(scale, math.Abs(w))
-	}
-	for i := range want {
-		e = max(e, math.Abs(got[i]-want[i]))
-	}
-	return e / scale
-}
-
-func seq(lo, hi int) []int {
-	s := make([]int, 0, hi-lo)
-	for i := lo; i < hi; i++ {
-		s = append(s, i)
-	}
-	return s
-}
-
-// trainer is a minimal BSP driver over k contiguous shards.
-type trainer struct {
-	alg     *PMF
-	srv     algorithms.Server
-	workers []algorithms.Worker
-	cursor  []int
-	d, m    *algorithms.Delta
-}
-
-func newTrainer(t testing.TB, alg *PMF, theta0 []float64, k int) *trainer {
-	t.Helper()
-	srv, err := alg.NewServer(theta0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := &trainer{alg: alg, srv: srv, cursor: make([]int, k), d: algorithms.NewDelta(alg.Layout()), m: algorithms.NewDelta(alg.Layout())}
-	n := alg.NumPoints()
-	for s := range k {
-		w, err := alg.NewWorker(seq(s*n/k, (s+1)*n/k))
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr.workers = append(tr.workers, w)
-	}
-	return tr
-}
-
-// step processes batch points per worker (0: all) and applies the merge.
-func (tr *trainer) step(t testing.TB, batch int) {
-	t.Helper()
-	tr.m.Reset()
-	for i, w := range tr.workers {
-		tr.d.Reset()
-		w.SetParams(tr.srv.Params())
-		lo, hi := 0, w.Len()
-		if batch > 0 {
-			lo = tr.cursor[i]
-			hi = min(lo+batch, w.Len())
-			tr.cursor[i] = hi % w.Len()
-		}
-		w.Process(lo, hi, tr.d)
-		tr.m.Merge(tr.d)
-	}
-	if err := tr.srv.Apply(tr.m); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func (tr *trainer) rmse() float64 {
-	var parts []algorithms.Partial
-	for _, w := range tr.workers {
-		w.SetParams(tr.srv.Params())
-		parts = append(parts, w.Evaluate())
-	}
-	return tr.alg.Objective(tr.srv.Params(), parts...)
 }
 
 // One worker, full-batch updates: textbook gradient descent (plain and
 // Nesterov), checked step by step against numpy.
 func TestFullBatchMatchesNumpy(t *testing.T) {
-	ref := loadRef(t)
+	ref := gdtest.LoadJSON[refPMF](t, "pmf.json")
 	for name, c := range map[string]struct {
 		run refRun
 		opt optim.Config
@@ -142,27 +52,27 @@ func TestFullBatchMatchesNumpy(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tr := newTrainer(t, alg, ref.Theta0, 1)
+			tr := gdtest.NewTrainer(t, alg, ref.Theta0, 1)
 			worstθ, worstF := 0.0, 0.0
 			for s, want := range c.run.Theta {
-				f := tr.rmse()
+				f := tr.Objective()
 				worstF = max(worstF, math.Abs(f-c.run.RMSE[s])/c.run.RMSE[s])
-				tr.step(t, 0)
-				e := relErr(tr.srv.Params(), want)
+				tr.Step(t, 0)
+				e := gdtest.RelErr(tr.Server.Params(), want)
 				worstθ = max(worstθ, e)
 				if e > 1e-12 {
-					t.Fatalf("step %d: θ = %v\nwant %v (rel err %.3g)", s+1, tr.srv.Params(), want, e)
+					t.Fatalf("step %d: θ = %v\nwant %v (rel err %.3g)", s+1, tr.Server.Params(), want, e)
 				}
 			}
-			f, want := tr.rmse(), c.run.RMSE[len(c.run.Theta)]
+			f, want := tr.Objective(), c.run.RMSE[len(c.run.Theta)]
 			worstF = max(worstF, math.Abs(f-want)/want)
 			if worstF > 1e-12 {
 				t.Errorf("RMSE rel err %.3g > 1e-12", worstF)
 			}
 			// User 6 has no ratings: its row is never touched.
 			r := ref.Rank
-			if !slices.Equal(tr.srv.Params()[6*r:7*r], ref.Theta0[6*r:7*r]) {
-				t.Errorf("unrated user's row moved: %v → %v", ref.Theta0[6*r:7*r], tr.srv.Params()[6*r:7*r])
+			if !slices.Equal(tr.Server.Params()[6*r:7*r], ref.Theta0[6*r:7*r]) {
+				t.Errorf("unrated user's row moved: %v → %v", ref.Theta0[6*r:7*r], tr.Server.Params()[6*r:7*r])
 			}
 			t.Logf("max rel err over %d steps: θ %.3g, RMSE %.3g", len(c.run.Theta), worstθ, worstF)
 		})
@@ -180,14 +90,14 @@ func TestConvergesToNoise(t *testing.T) {
 		t.Fatal(err)
 	}
 	theta0, _ := alg.Init(rng)
-	tr := newTrainer(t, alg, theta0, 2)
-	prev := tr.rmse()
+	tr := gdtest.NewTrainer(t, alg, theta0, 2)
+	prev := tr.Objective()
 	first := prev
 	for epoch := range 12 {
 		for range 30 { // 2 workers × 500 = batch 1000
-			tr.step(t, 500)
+			tr.Step(t, 500)
 		}
-		f := tr.rmse()
+		f := tr.Objective()
 		if f > prev*1.02 {
 			t.Errorf("epoch %d: RMSE rose from %.4f to %.4f", epoch, prev, f)
 		}
@@ -207,16 +117,12 @@ func TestMultiWorkerEqualsSingle(t *testing.T) {
 		t.Fatal(err)
 	}
 	theta0, _ := alg.Init(rng)
-	one := newTrainer(t, alg, theta0, 1)
-	five := newTrainer(t, alg, theta0, 5)
-	for range 15 {
-		one.step(t, 0)
-		five.step(t, 0)
-	}
-	if e := relErr(five.srv.Params(), one.srv.Params()); e > 1e-12 {
+	one := gdtest.NewTrainer(t, alg, theta0, 1).Run(t, 15, 0)
+	five := gdtest.NewTrainer(t, alg, theta0, 5).Run(t, 15, 0)
+	if e := gdtest.RelErr(five.Server.Params(), one.Server.Params()); e > 1e-12 {
 		t.Errorf("5 workers differ from 1 by %.3g", e)
 	}
-	if a, b := one.rmse(), five.rmse(); math.Abs(a-b) > 1e-12*a {
+	if a, b := one.Objective(), five.Objective(); math.Abs(a-b) > 1e-12*a {
 		t.Errorf("RMSE 1 worker %v, 5 workers %v", a, b)
 	}
 }
@@ -227,11 +133,7 @@ func TestDeterminism(t *testing.T) {
 		data := dataset.LowRankRatings(rng, 50, 40, 3, 2000, 1)
 		alg, _ := New(data, Config{Rank: 6})
 		theta0, _ := alg.Init(rng)
-		tr := newTrainer(t, alg, theta0, 3)
-		for range 40 {
-			tr.step(t, 64)
-		}
-		return slices.Clone(tr.srv.Params())
+		return slices.Clone(gdtest.NewTrainer(t, alg, theta0, 3).Run(t, 40, 64).Params())
 	}
 	if a, b := train(), train(); !slices.Equal(a, b) {
 		t.Error("two runs with one seed differ")
@@ -272,17 +174,17 @@ func TestDeltaTouchesRows(t *testing.T) {
 }
 
 func TestApplyRefusesBadDeltas(t *testing.T) {
-	ref := loadRef(t)
+	ref := gdtest.LoadJSON[refPMF](t, "pmf.json")
 	alg, _ := New(ref.ratings(), Config{Rank: ref.Rank, Optim: optim.Config{Method: optim.Nesterov, LR: 0.1}})
-	tr := newTrainer(t, alg, ref.Theta0, 1)
-	tr.step(t, 0)
-	before := slices.Clone(tr.srv.Params())
+	tr := gdtest.NewTrainer(t, alg, ref.Theta0, 1)
+	tr.Step(t, 0)
+	before := slices.Clone(tr.Server.Params())
 	d := algorithms.NewDelta(alg.Layout())
-	tr.workers[0].SetParams(tr.srv.Params())
-	tr.workers[0].Process(0, 3, d)
+	tr.Workers[0].SetParams(tr.Server.Params())
+	tr.Workers[0].Process(0, 3, d)
 	d.Vec[int(ref.User[1])*ref.Rank] = math.NaN()
 	var nf *algorithms.NonFiniteError
-	if err := tr.srv.Apply(d); !errors.As(err, &nf) {
+	if err := tr.Server.Apply(d); !errors.As(err, &nf) {
 		t.Errorf("Apply(NaN) = %v; want *NonFiniteError", err)
 	}
 	for _, l := range []algorithms.Layout{
@@ -292,11 +194,11 @@ func TestApplyRefusesBadDeltas(t *testing.T) {
 	} {
 		bad := algorithms.NewDelta(l)
 		bad.Count = 1
-		if err := tr.srv.Apply(bad); !errors.Is(err, algorithms.ErrLayout) {
+		if err := tr.Server.Apply(bad); !errors.Is(err, algorithms.ErrLayout) {
 			t.Errorf("Apply(layout %+v) = %v; want ErrLayout", l, err)
 		}
 	}
-	if !slices.Equal(before, tr.srv.Params()) || tr.srv.Steps() != 1 {
+	if !slices.Equal(before, tr.Server.Params()) || tr.Server.Steps() != 1 {
 		t.Error("refused deltas changed the server")
 	}
 }
@@ -318,6 +220,12 @@ func TestBadInput(t *testing.T) {
 		if _, err := New(c.data, c.cfg); err == nil {
 			t.Errorf("%s: New succeeded", name)
 		}
+	}
+	// A bad rating wraps ErrConfig and names the rating, its user and item
+	// and the value.
+	bad := &dataset.Ratings{NumUsers: 2, NumItems: 2, User: []int32{0, 1}, Item: []int32{1, 0}, Value: []float64{1, math.Inf(-1)}}
+	if _, err := New(bad, Config{}); !errors.Is(err, algorithms.ErrConfig) || !strings.Contains(err.Error(), "rating 1 (user 1, item 0) is -Inf") {
+		t.Errorf("New(-Inf rating) = %v", err)
 	}
 	alg, err := New(good, Config{})
 	if err != nil {

@@ -2,7 +2,8 @@ package kernel
 
 // Exported API. Each function checks its arguments (slices that are too
 // short panic, as indexing would) and hands over to the implementation
-// selected for this build and CPU (see kernel_amd64.go, kernel_noasm.go).
+// selected for this build and CPU (see kernel_amd64.go, kernel_noasm.go);
+// all implementations return bit-identical results (see doc.go).
 
 // Dot returns x·y over len(x) entries; len(y) must be ≥ len(x).
 func Dot(x, y []float64) float64 {
@@ -21,7 +22,7 @@ func SqDist(x, y []float64) float64 {
 }
 
 // Axpy sets y += a·x over len(x) entries; len(y) must be ≥ len(x).
-// The asm path uses fused multiply-add (one rounding per entry).
+// Each entry is one fused multiply-add (one rounding), on every path.
 func Axpy(a float64, x, y []float64) {
 	if len(x) == 0 {
 		return

@@ -177,42 +177,26 @@ type (
 	kern2Tab                     [maxRows + 1][maxCols + 1]func(x *float64, ldx int, a, b *float64, ldc int, d int, out *float64, ldo int, pf uintptr)
 )
 
-const maxRows, maxCols = 2, 5 // must match asm_gen.go
+const maxRows = 2 // must match asm_gen.go (maxCols: blocking.go)
 
-// Blocking of the DotsNT drivers. X is walked in blocks of rowBlock rows;
-// within a block, centroids in panels of at most panelMax rows and d in
-// chunks short enough that the panel's slice of C (l1Budget bytes, both A
-// and B for DotsNT2) stays in L1 while the block's rows stream past it two
-// at a time. Each kernel call covers 2 rows × ≤5 centroids: every vector of
-// x feeds up to five FMAs and every vector of C two. Panels are split into
-// ⌈kp/5⌉ near-even column blocks (k=10 runs as 5+5, k=7 as 3+4 rather than
-// 5+2) and chunks are near-even too (d=784 in float64 runs as 4×196).
+// Blocking of the DotsNT drivers (l1Budget, panelMax, chunkLen and the
+// column-block split are in blocking.go, shared with the pure-Go code, which
+// must follow the same d-chunks and column blocks to round identically).
+// X is walked in blocks of rowBlock rows; within a block, centroids in
+// panels of at most panelMax rows and d in chunks short enough that the
+// panel's slice of C (l1Budget bytes, both A and B for DotsNT2) stays in L1
+// while the block's rows stream past it two at a time. Each kernel call
+// covers 2 rows × ≤5 centroids: every vector of x feeds up to five FMAs and
+// every vector of C two.
 //
 // When d is chunked and there are enough rows to amortise it, C is first
 // copied (packC) so that each panel×chunk block is contiguous: with a row
 // stride that is a multiple of 4 KiB the rows of C would otherwise all map
 // to the same L1 sets and thrash it.
 var (
-	l1Budget    = 20 << 10
-	panelMax    = 3 * maxCols
 	rowBlock    = 32
 	packMinRows = 16
 )
-
-// chunkLen returns the chunk length for splitting d into near-equal parts
-// of at most max elements (at least 8 vectors), rounded up to whole vectors.
-func chunkLen(d, max, lanes int) int {
-	max = (max / lanes) * lanes
-	if max < 8*lanes {
-		max = 8 * lanes
-	}
-	if d <= max {
-		return d
-	}
-	m := (d + max - 1) / max
-	c := (d + m - 1) / m
-	return (c + lanes - 1) / lanes * lanes
-}
 
 // ntPlan describes the panels and chunks of one DotsNT call.
 type ntPlan struct {

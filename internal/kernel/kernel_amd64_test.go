@@ -10,7 +10,8 @@ import (
 // TestTinyBlocking reruns the shape sweep with blocking parameters shrunk
 // so that even d ≤ 70 is split into chunks, k into several panels, and C is
 // packed: the driver's chunk/panel/pack bookkeeping is then covered by the
-// exhaustive small shapes, tails included.
+// exhaustive small shapes, tails included, against the float64 references
+// and, bit for bit, against the pure-Go code.
 func TestTinyBlocking(t *testing.T) {
 	if !hasAsm {
 		t.Skip("no AVX2/FMA")
@@ -20,9 +21,12 @@ func TestTinyBlocking(t *testing.T) {
 	r := rand.New(rand.NewPCG(25, 26))
 	for _, cfg := range [][4]int{{256, 15, 4, 2}, {512, 5, 3, 1}, {1 << 20, 15, 1, 1}} {
 		l1Budget, panelMax, rowBlock, packMinRows = cfg[0], cfg[1], cfg[2], cfg[3]
+		kind := 0
 		dims(func(n, k, d int) {
 			if n > 0 {
 				checkAllNT(t, r, n, k, d)
+				checkNTExact(t, r, kind, n, k, d) // generic follows the blocking bit for bit
+				kind = (kind + 1) % numKinds
 			}
 		})
 	}

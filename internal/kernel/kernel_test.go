@@ -11,6 +11,9 @@ import (
 // always, "asm" when the CPU supports it. Each test runs the exported API
 // under every implementation, so the pure-Go path is tested even where the
 // assembly one would normally be chosen.
+//
+// The tests in this file check both against float64 references, to
+// rounding; exact_test.go checks that they agree with each other bit for bit.
 func impls() []struct {
 	name string
 	asm  bool
@@ -435,26 +438,6 @@ func TestDotsNT2(t *testing.T) {
 	})
 }
 
-// The asm kernels must agree with the generic ones on realistic sizes too
-// (long reductions, the K-means shape).
-func TestDotsNTLarge(t *testing.T) {
-	if !hasAsm {
-		t.Skip("no asm kernels")
-	}
-	r := rand.New(rand.NewPCG(19, 20))
-	const n, k, d = 33, 10, 784
-	X, C := randVec(r, n*d, 1), randVec(r, k*d, 2)
-	got, want := make([]float64, n*k), make([]float64, n*k)
-	dotsNTGeneric(X, n, C, k, d, want)
-	DotsNT(X, n, C, k, d, got)
-	for i := 0; i < n; i++ {
-		for j := 0; j < k; j++ {
-			_, abs := refDot(X[i*d:(i+1)*d], C[j*d:(j+1)*d])
-			checkClose(t, fmt.Sprintf("[%d,%d]", i, j), got[i*k+j], want[i*k+j], abs, tol64)
-		}
-	}
-}
-
 func TestPanics(t *testing.T) {
 	mustPanic := func(name string, f func()) {
 		t.Helper()
@@ -519,63 +502,6 @@ func checkAllNT(t *testing.T, r *rand.Rand, n, k, d int) {
 				abs += math.Abs(p) + math.Abs(q)
 			}
 			checkClose(t, "DotsNT2 "+what, out2[i*k+j], want, abs, tol64)
-		}
-	}
-}
-
-// TestAsmVsGeneric compares the selected implementation directly with the
-// *Generic reference functions (the other tests compare both with exact-ish
-// float64 sums).
-func TestAsmVsGeneric(t *testing.T) {
-	if !hasAsm {
-		t.Skip("no asm kernels in this build / on this CPU")
-	}
-	saved := useAsm
-	useAsm = true
-	defer func() { useAsm = saved }()
-	r := rand.New(rand.NewPCG(27, 28))
-	for n := 0; n <= maxLen; n++ {
-		off := n % 4
-		x, y := randVec(r, n, off), randVec(r, n, 3-off)
-		_, abs := refDot(x, y)
-		checkClose(t, fmt.Sprint("Dot ", n), Dot(x, y), dotGeneric(x, y), abs, tol64)
-		sq := sqDistGeneric(x, y)
-		checkClose(t, fmt.Sprint("SqDist ", n), SqDist(x, y), sq, sq, tol64)
-		x32, y32 := to32(x), to32(y)
-		_, abs = refDot32(x32, y32)
-		checkClose(t, fmt.Sprint("Dot32 ", n), float64(Dot32(x32, y32)), float64(dot32Generic(x32, y32)), abs, 2*tol32)
-		sq = float64(sqDist32Generic(x32, y32))
-		checkClose(t, fmt.Sprint("SqDist32 ", n), float64(SqDist32(x32, y32)), sq, sq, 2*tol32)
-		for _, k := range []int{1, 4, 5, 7, 10, 12} {
-			for _, rows := range []int{1, 2, 3} {
-				X, C := randVec(r, rows*n, off), randVec(r, k*n, 1)
-				got, want := make([]float64, rows*k), make([]float64, rows*k)
-				DotsNT(X, rows, C, k, n, got)
-				dotsNTGeneric(X, rows, C, k, n, want)
-				B := randVec(r, k*n, 2)
-				got2, want2 := make([]float64, rows*k), make([]float64, rows*k)
-				DotsNT2(X, rows, C, B, k, n, got2)
-				dotsNT2Generic(X, rows, C, B, k, n, want2)
-				X32, C32 := to32(X), to32(C)
-				got32, want32 := make([]float32, rows*k), make([]float32, rows*k)
-				DotsNT32(X32, rows, C32, k, n, got32)
-				dotsNT32Generic(X32, rows, C32, k, n, want32)
-				for i := 0; i < rows; i++ {
-					for j := 0; j < k; j++ {
-						what := fmt.Sprintf("n=%d k=%d rows=%d [%d,%d]", n, k, rows, i, j)
-						_, abs := refDot(X[i*n:(i+1)*n], C[j*n:(j+1)*n])
-						checkClose(t, "DotsNT "+what, got[i*k+j], want[i*k+j], abs, tol64)
-						_, abs32 := refDot32(X32[i*n:(i+1)*n], C32[j*n:(j+1)*n])
-						checkClose(t, "DotsNT32 "+what, float64(got32[i*k+j]), float64(want32[i*k+j]), abs32, 2*tol32)
-						var abs2 float64
-						for t := 0; t < n; t++ {
-							xv := X[i*n+t]
-							abs2 += math.Abs(xv*xv*C[j*n+t]) + math.Abs(xv*B[j*n+t])
-						}
-						checkClose(t, "DotsNT2 "+what, got2[i*k+j], want2[i*k+j], abs2, tol64)
-					}
-				}
-			}
 		}
 	}
 }
