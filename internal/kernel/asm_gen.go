@@ -595,7 +595,7 @@ func genKernel(e elem, two bool, r, nc int) {
 
 // ---------------------------------------------------------------------------
 
-const maxRows, maxCols = 2, 5 // must match kernel_amd64.go
+const maxRows, maxCols = 2, 5 // must match kernel_amd64.go (maxRows) and blocking.go (maxCols)
 
 // pfRows is the prefetch distance in rows of the two-row kernels (0: off).
 var (

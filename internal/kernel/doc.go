@@ -1,8 +1,8 @@
 // Package kernel holds the numeric inner loops of the workloads: dot
 // products, squared distances, axpy and blocked row-times-rows products, in
 // float64 and float32. Every exported function has a pure-Go implementation;
-// faster variants may be selected at start-up, but results must agree with
-// the pure-Go reference to rounding (see the tests).
+// faster assembly variants may be selected at start-up, and both give
+// bit-identical results (see Reproducibility).
 //
 // # API
 //
@@ -43,14 +43,65 @@
 // in generic.go are used. They are always compiled, and the tests run every
 // exported function under both implementations.
 //
-// The assembly uses FMA and a different summation order (several vector
-// accumulators, chunked sums), so results differ from the pure-Go ones by
-// rounding only: for float64 well within 1e-13·Σ|x_i·y_i| at the sizes
-// tested, for float32 within 1e-5·Σ|x_i·y_i|. NaN and ±Inf propagate as in
-// the plain sums. Results are deterministic for a given implementation, k
-// and d: they do not depend on alignment, on n, or on how X is split into
-// calls (a row gets bitwise the same dots alone, in a 64-row block or in a
-// goroutine half).
+// # Reproducibility
+//
+// The pure-Go and assembly paths give bit-identical results, for every
+// function and every input (any n, k, d, alignment; NaN and ±Inf propagate
+// alike, only NaN payloads may differ), float64 and float32 alike. So the
+// same inputs give byte-identical results on any machine: amd64 with or
+// without AVX2/FMA, with or without -tags purego, arm64, 386, … (This is
+// about this package; a caller's own arithmetic must be portable too — e.g.
+// math.Exp has assembly on amd64 and arm64 and differs in the last bit from
+// the pure-Go version used elsewhere.) The pure-Go code does not compute
+// "the plain sum"; it replays the assembly's floating-point operations in
+// the assembly's order:
+//
+//   - the same accumulators: a vector register of 4 float64 or 8 float32
+//     lanes is as many scalar accumulators, each summing every 4th (8th)
+//     element (Dot/SqDist keep four such vectors, the blocked kernels one
+//     per row and centroid);
+//   - the same fused multiply-adds: math.FMA wherever the assembly uses
+//     VFMADD, and the same separate multiplies and subtractions elsewhere
+//     (x² in DotsNT2, x−y in SqDist); Axpy, Axpy32 and AxpyTo64 are one FMA
+//     per entry;
+//   - the same masked tails: the last len mod 4 (8) elements are one masked
+//     vector step whose unused lanes add fma(0, 0, acc) = acc + 0 (which
+//     turns −0 into +0);
+//   - the same d-chunks and column blocks for DotsNT* (blocking.go: chunk
+//     sums are added to out in order, from +0), and the same horizontal
+//     reduction of the lanes, which depends on the centroid's place in its
+//     kernel call (groups of 4, 2, 1).
+//
+// float32: the assembly's FMA rounds a·b+c once to float32. The pure-Go
+// fma32 computes the product exactly in float64 and the sum rounded to
+// float64; converting that to float32 would round twice, which is wrong
+// when the float64 sum lands exactly on a float32 midpoint while the exact
+// sum does not (float32(math.FMA(a, b, c)) is wrong in such cases, e.g.
+// 1 + 2⁻²⁴ + 2⁻⁵⁶ → 1 instead of 1 + 2⁻²³). fma32 detects those sums (a
+// cheap test on the low bits, rarely true) and then redoes the rounding
+// with an error-free TwoSum and rounding to odd, which is exact. So float32
+// results are bit-identical too, not just close.
+//
+// The blocking parameters (l1Budget, panelMax, maxCols) are therefore part
+// of the numeric contract: changing them changes the last bits of DotsNT*.
+// exact_test.go checks the equality with == on random inputs of every kind
+// and shape, and checks every implementation against golden digests
+// recorded from the assembly (so "go test -tags purego", GOARCH=386 or an
+// arm64 machine verify it without the assembly). Results are also
+// deterministic within an implementation: they do not depend on alignment,
+// on n, or on how X is split into calls (a row gets bitwise the same dots
+// alone, in a 64-row block or in a goroutine half).
+//
+// Against exact sums, the error is that of the chunked FMA sums: for
+// float64 well within 1e-13·Σ|x_i·y_i| at the sizes tested, for float32
+// within 1e-5·Σ|x_i·y_i| (kernel_test.go).
+//
+// Cost of exactness on the pure-Go path: math.FMA is one instruction on
+// arm64 and on amd64 built with GOAMD64=v3; on amd64 v1 the compiler
+// guards each call with a CPU-feature test (about half the speed of plain
+// multiply-add code), and without FMA hardware (386, x86 CPUs or
+// emulators without FMA) it is a software routine, some 50–100× slower.
+// float32 needs the fma32 test per element.
 //
 // DotsNT/DotsNT32/DotsNT2 are register-blocked: one kernel call computes
 // 2 rows × up to 5 centroids with 10 ymm accumulators, so each vector load
@@ -66,24 +117,29 @@
 // # Performance (AMD EPYC Zen 3, 2 cores, DDR read ≈ 26 GB/s per core,
 // ≈ 33–36 GB/s both; see BenchmarkStream)
 //
-//	                                  generic      asm
-//	Dot d=784                         5.8          22.7  GFLOP/s
-//	Dot32 d=784                       5.8          39    GFLOP/s
-//	Axpy d=784                        5.9          16    GFLOP/s
-//	AddTo64 / AxpyTo64 d=784          3.0 / 5.1    9.4 / 16.5 GFLOP/s
-//	DotsNT n=256 k=10 d=784           7.5          37–41 GFLOP/s
-//	DotsNT32 n=256 k=10 d=784         7.6          74–82 GFLOP/s
-//	DotsNT2 n=256 k=10 d=784          7.9          37–39 GFLOP/s
+// generic: the pure-Go path, GOAMD64=v1 (default) and, in parentheses,
+// GOAMD64=v3 (math.FMA inline, as on arm64); it replays the assembly's
+// arithmetic exactly (see Reproducibility), which costs 2–4× against
+// plain Go multiply-adds.
+//
+//	                                  generic            asm
+//	Dot d=784                         2.6 (5.4)          22.7  GFLOP/s
+//	Dot32 d=784                       1.8 (2.0)          39    GFLOP/s
+//	Axpy d=784                        3.1                16    GFLOP/s
+//	AddTo64 / AxpyTo64 d=784          1.6–3.0 / 2.7      9.4 / 16.5 GFLOP/s
+//	DotsNT n=256 k=10 d=784           2.5 (4.7)          37–41 GFLOP/s
+//	DotsNT32 n=256 k=10 d=784         1.9 (2.1)          74–82 GFLOP/s
+//	DotsNT2 n=256 k=10 d=784          3.0 (5.3)          37–39 GFLOP/s
 //
 // One K-means assignment pass on Fashion-MNIST shape (60000×784, k=10,
 // 0.94 GFLOP, 376 MB of float64 X), BenchmarkKMeansPass:
 //
 //	                  generic   asm
-//	float64, 1 gor.   130 ms    29–32 ms
-//	float64, 2 gor.    65 ms    16–18 ms   (≈ 21–23 GB/s)
-//	float32, 1 gor.   124 ms    14–15 ms
-//	float32, 2 gor.    62 ms    7.3–8.4 ms
+//	float64, 1 gor.   405 ms    29–35 ms
+//	float64, 2 gor.   200 ms    16–19 ms   (≈ 21–23 GB/s)
+//	float32, 1 gor.   505 ms    14–15 ms
+//	float32, 2 gor.   252 ms    7.3–8.4 ms
 //
 // Diagonal-GMM E-step pass (20000×784, k=10, DotsNT2): 2 goroutines
-// ≈ 9–10 ms (asm) vs 41 ms (generic).
+// ≈ 9–10 ms (asm) vs 110 ms (generic).
 package kernel

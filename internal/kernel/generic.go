@@ -36,10 +36,10 @@ import "math"
 // rounded to 1 + 2⁻²⁴ and then, ties to even, to 1 instead of 1 + 2⁻²³).
 // Rounding to float64 is monotone and float32 midpoints are float64 values,
 // so s and the exact sum fall between the same two midpoints unless s is one;
-// the fast path checks that s is not a midpoint (its low 29 bits are not
-// 1000…0 and it is in float32's normal range, or zero), and fma32Slow
-// redoes the sum with rounding to odd, which is then rounded correctly to
-// float32 (53 ≥ 24 + 2 bits).
+// the fast path checks that s cannot be a midpoint (tie32), and otherwise
+// fma32Slow redoes the sum with an error-free TwoSum and rounding to odd,
+// which is then rounded correctly to float32 (53 ≥ 24 + 2 bits). Random
+// sums take the slow path about once in 2²⁸.
 func fma32(a, b, c float32) float32 {
 	s := float64(a)*float64(b) + float64(c) // fusing this into a float64 FMA changes nothing: the product is exact
 	if tie32(s) {
@@ -88,10 +88,23 @@ func fma32Slow(p, c, s float64) float32 {
 func hsum64Pair(a *[4]float64) float64   { return (a[0] + a[1]) + (a[2] + a[3]) }
 func hsum64Single(a *[4]float64) float64 { return (a[0] + a[2]) + (a[1] + a[3]) }
 
-// hsum64 reduces the accumulator of the centroid at place pos of a kernel
-// call over c centroids: groups of 4, then of 2, then one alone.
-func hsum64(a *[4]float64, pos, c int) float64 {
-	if pos < c&^1 {
+// hsumMode is the horizontal-reduction order for the centroid at place pos
+// of a kernel call over c centroids, which stores groups of 4, then of 2,
+// then one alone: 4, 2 or 1.
+func hsumMode(pos, c int) int {
+	switch {
+	case pos < c&^3:
+		return 4
+	case pos < c&^1:
+		return 2
+	}
+	return 1
+}
+
+// hsum64 reduces a float64 accumulator in the order of mode: groups of 4
+// and of 2 reduce alike.
+func hsum64(a *[4]float64, mode int) float64 {
+	if mode > 1 {
 		return hsum64Pair(a)
 	}
 	return hsum64Single(a)
@@ -100,11 +113,11 @@ func hsum64(a *[4]float64, pos, c int) float64 {
 // hsum32 is hsum64 for 8-lane float32 accumulators, where groups of 4
 // (two VHADDPS, then the halves added), of 2 (VHADDPS, halves added,
 // VHADDPS) and single columns (reduce1) all differ.
-func hsum32(a *[8]float32, pos, c int) float32 {
-	switch {
-	case pos < c&^3:
+func hsum32(a *[8]float32, mode int) float32 {
+	switch mode {
+	case 4:
 		return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]))
-	case pos < c&^1:
+	case 2:
 		return ((a[0] + a[1]) + (a[4] + a[5])) + ((a[2] + a[3]) + (a[6] + a[7]))
 	}
 	return hsum32Single(a)
@@ -114,45 +127,44 @@ func hsum32Single(a *[8]float32) float32 {
 	return ((a[0] + a[4]) + (a[1] + a[5])) + ((a[2] + a[6]) + (a[3] + a[7]))
 }
 
-// Lane accumulation. accDot64 adds x[t+l]·y[t+l] into lane l of a for
+// Lane accumulation. accDot64 adds x[t+l]·y[t+l] into lane l of *a for
 // t = t0, t0+step, … < t1 (t1−t0 a multiple of step), by FMA; accSq64 does
 // the same for ‖x−y‖² (the float64 difference, then its FMA with itself).
-// The float32 versions handle 4 lanes at a time (half an 8-lane register:
-// the callers make two passes, which keeps fewer values live — faster than
-// all 8 at once in Go).
+// The float32 versions handle 4 lanes at a time (half an 8-lane register;
+// the callers make two passes, which keeps fewer values live in registers).
 
-func accDot64(a [4]float64, x, y []float64, t0, t1, step int) [4]float64 {
+func accDot64(a *[4]float64, x, y []float64, t0, t1, step int) {
 	a0, a1, a2, a3 := a[0], a[1], a[2], a[3]
 	for t := t0; t < t1; t += step {
-		xv, yv := (*[4]float64)(x[t:]), (*[4]float64)(y[t:])
+		xv, yv := x[t:t+4:t+4], y[t:t+4:t+4]
 		a0 = math.FMA(xv[0], yv[0], a0)
 		a1 = math.FMA(xv[1], yv[1], a1)
 		a2 = math.FMA(xv[2], yv[2], a2)
 		a3 = math.FMA(xv[3], yv[3], a3)
 	}
-	return [4]float64{a0, a1, a2, a3}
+	a[0], a[1], a[2], a[3] = a0, a1, a2, a3
 }
 
-func accSq64(a [4]float64, x, y []float64, t0, t1, step int) [4]float64 {
+func accSq64(a *[4]float64, x, y []float64, t0, t1, step int) {
 	a0, a1, a2, a3 := a[0], a[1], a[2], a[3]
 	for t := t0; t < t1; t += step {
-		xv, yv := (*[4]float64)(x[t:]), (*[4]float64)(y[t:])
+		xv, yv := x[t:t+4:t+4], y[t:t+4:t+4]
 		d0, d1, d2, d3 := xv[0]-yv[0], xv[1]-yv[1], xv[2]-yv[2], xv[3]-yv[3]
 		a0 = math.FMA(d0, d0, a0)
 		a1 = math.FMA(d1, d1, a1)
 		a2 = math.FMA(d2, d2, a2)
 		a3 = math.FMA(d3, d3, a3)
 	}
-	return [4]float64{a0, a1, a2, a3}
+	a[0], a[1], a[2], a[3] = a0, a1, a2, a3
 }
 
 // In the float32 loops, fma32 is inlined by hand: its fast path is one
 // float64 multiply-add (exact product) and the tie32 test.
 
-func accDot32(a [4]float32, x, y []float32, t0, t1, step int) [4]float32 {
+func accDot32(a *[4]float32, x, y []float32, t0, t1, step int) {
 	a0, a1, a2, a3 := a[0], a[1], a[2], a[3]
 	for t := t0; t < t1; t += step {
-		xv, yv := (*[4]float32)(x[t:]), (*[4]float32)(y[t:])
+		xv, yv := x[t:t+4:t+4], y[t:t+4:t+4]
 		if s := float64(xv[0])*float64(yv[0]) + float64(a0); tie32(s) {
 			a0 = fma32(xv[0], yv[0], a0)
 		} else {
@@ -174,13 +186,13 @@ func accDot32(a [4]float32, x, y []float32, t0, t1, step int) [4]float32 {
 			a3 = float32(s)
 		}
 	}
-	return [4]float32{a0, a1, a2, a3}
+	a[0], a[1], a[2], a[3] = a0, a1, a2, a3
 }
 
-func accSq32(a [4]float32, x, y []float32, t0, t1, step int) [4]float32 {
+func accSq32(a *[4]float32, x, y []float32, t0, t1, step int) {
 	a0, a1, a2, a3 := a[0], a[1], a[2], a[3]
 	for t := t0; t < t1; t += step {
-		xv, yv := (*[4]float32)(x[t:]), (*[4]float32)(y[t:])
+		xv, yv := x[t:t+4:t+4], y[t:t+4:t+4]
 		d0, d1, d2, d3 := xv[0]-yv[0], xv[1]-yv[1], xv[2]-yv[2], xv[3]-yv[3]
 		if s := float64(d0)*float64(d0) + float64(a0); tie32(s) {
 			a0 = fma32(d0, d0, a0)
@@ -203,15 +215,15 @@ func accSq32(a [4]float32, x, y []float32, t0, t1, step int) [4]float32 {
 			a3 = float32(s)
 		}
 	}
-	return [4]float32{a0, a1, a2, a3}
+	a[0], a[1], a[2], a[3] = a0, a1, a2, a3
 }
 
 // accNT2 is the DotsNT2 step: per lane, w = x·x (rounded), then
 // acc = fma(w, p, acc) and acc = fma(x, q, acc); step 4.
-func accNT2(a [4]float64, x, p, q []float64, t0, t1 int) [4]float64 {
+func accNT2(a *[4]float64, x, p, q []float64, t0, t1 int) {
 	a0, a1, a2, a3 := a[0], a[1], a[2], a[3]
 	for t := t0; t < t1; t += 4 {
-		xv, pv, qv := (*[4]float64)(x[t:]), (*[4]float64)(p[t:]), (*[4]float64)(q[t:])
+		xv, pv, qv := x[t:t+4:t+4], p[t:t+4:t+4], q[t:t+4:t+4]
 		x0, x1, x2, x3 := xv[0], xv[1], xv[2], xv[3]
 		w0, w1, w2, w3 := float64(x0*x0), float64(x1*x1), float64(x2*x2), float64(x3*x3)
 		a0 = math.FMA(w0, pv[0], a0)
@@ -223,17 +235,17 @@ func accNT2(a [4]float64, x, p, q []float64, t0, t1 int) [4]float64 {
 		a2 = math.FMA(x2, qv[2], a2)
 		a3 = math.FMA(x3, qv[3], a3)
 	}
-	return [4]float64{a0, a1, a2, a3}
+	a[0], a[1], a[2], a[3] = a0, a1, a2, a3
 }
 
 // Masked tails: the last r < lanes elements from t0 go to lanes 0..r−1 of
 // a; the other lanes add fma(0, 0, ·) = +0.
 
 func tailDot64(a *[4]float64, x, y []float64, t0 int) {
-	r := len(x) - t0
+	x, y = x[t0:], y[t0:len(x)]
 	for l := range a {
-		if l < r {
-			a[l] = math.FMA(x[t0+l], y[t0+l], a[l])
+		if l < len(x) {
+			a[l] = math.FMA(x[l], y[l], a[l])
 		} else {
 			a[l] += 0
 		}
@@ -241,10 +253,10 @@ func tailDot64(a *[4]float64, x, y []float64, t0 int) {
 }
 
 func tailSq64(a *[4]float64, x, y []float64, t0 int) {
-	r := len(x) - t0
+	x, y = x[t0:], y[t0:len(x)]
 	for l := range a {
-		if l < r {
-			d := x[t0+l] - y[t0+l]
+		if l < len(x) {
+			d := x[l] - y[l]
 			a[l] = math.FMA(d, d, a[l])
 		} else {
 			a[l] += 0
@@ -290,11 +302,6 @@ func tailNT2(a *[4]float64, x, p, q []float64, t0 int) {
 	}
 }
 
-// join8 makes an 8-lane accumulator of two 4-lane halves.
-func join8(lo, hi [4]float32) [8]float32 {
-	return [8]float32{lo[0], lo[1], lo[2], lo[3], hi[0], hi[1], hi[2], hi[3]}
-}
-
 // Level-1 reductions (genDot): four vector accumulators acc[0..3]. Whole
 // blocks of 4 vectors (4v elements) feed acc[0], acc[1], acc[2], acc[3] in
 // turn; the remaining whole vectors go to acc[0], the masked tail to acc[1];
@@ -324,10 +331,10 @@ func reduce64(x, y []float64, sq bool) float64 {
 		for s0 := 0; s0 < nb; s0 += sbLen {
 			s1 := min(s0+sbLen, nb)
 			for i := range a {
-				a[i] = accSq64(a[i], x, y, s0+i*v, s1, 4*v)
+				accSq64(&a[i], x, y, s0+i*v, s1, 4*v)
 			}
 		}
-		a[0] = accSq64(a[0], x, y, nb, nv, v)
+		accSq64(&a[0], x, y, nb, nv, v)
 		if nv < n {
 			tailSq64(&a[1], x, y, nv)
 		}
@@ -335,10 +342,10 @@ func reduce64(x, y []float64, sq bool) float64 {
 		for s0 := 0; s0 < nb; s0 += sbLen {
 			s1 := min(s0+sbLen, nb)
 			for i := range a {
-				a[i] = accDot64(a[i], x, y, s0+i*v, s1, 4*v)
+				accDot64(&a[i], x, y, s0+i*v, s1, 4*v)
 			}
 		}
-		a[0] = accDot64(a[0], x, y, nb, nv, v)
+		accDot64(&a[0], x, y, nb, nv, v)
 		if nv < n {
 			tailDot64(&a[1], x, y, nv)
 		}
@@ -357,36 +364,35 @@ func reduce32(x, y []float32, sq bool) float32 {
 	n := len(x)
 	nb := n / (4 * v) * (4 * v)
 	nv := n / v * v
-	acc := accDot32
-	if sq {
-		acc = accSq32
+	acc := func(a *[4]float32, t0, t1, step int) { // inlined: a direct call
+		if sq {
+			accSq32(a, x, y, t0, t1, step)
+		} else {
+			accDot32(a, x, y, t0, t1, step)
+		}
 	}
-	var a [4][2][4]float32 // accumulator i, lanes 0–3 and 4–7
+	var a [4][8]float32 // accumulators, updated 4 lanes at a time
 	for s0 := 0; s0 < nb; s0 += sbLen {
 		s1 := min(s0+sbLen, nb)
 		for i := range a {
-			for h := range a[i] {
-				a[i][h] = acc(a[i][h], x, y, s0+i*v+h*4, s1, 4*v)
+			for h := 0; h < v; h += 4 {
+				acc((*[4]float32)(a[i][h:]), s0+i*v+h, s1, 4*v)
 			}
 		}
 	}
-	for h := range a[0] {
-		a[0][h] = acc(a[0][h], x, y, nb+h*4, nv, v)
-	}
-	var b [4][8]float32
-	for i := range b {
-		b[i] = join8(a[i][0], a[i][1])
+	for h := 0; h < v; h += 4 {
+		acc((*[4]float32)(a[0][h:]), nb+h, nv, v)
 	}
 	if nv < n {
 		if sq {
-			tailSq32(&b[1], x, y, nv)
+			tailSq32(&a[1], x, y, nv)
 		} else {
-			tailDot32(&b[1], x, y, nv)
+			tailDot32(&a[1], x, y, nv)
 		}
 	}
 	var s [8]float32
 	for l := range s {
-		s[l] = (b[0][l] + b[1][l]) + (b[2][l] + b[3][l])
+		s[l] = (a[0][l] + a[1][l]) + (a[2][l] + a[3][l])
 	}
 	return hsum32Single(&s)
 }
@@ -450,61 +456,78 @@ func axpyTo64Generic(a float64, x []float32, y []float64) {
 // x_t·c_jt over the chunk's whole vectors and its masked tail, is reduced
 // by hsum for the centroid's place in the block, and is added to out[i,j].
 // Rows are independent (the asm's 2-row and 1-row kernels round alike), and
-// so are columns: one (row, column) is computed at a time, which in Go is
-// faster than sharing loads between columns (fewer values live across the
-// math.FMA calls).
+// so are columns: one (row, column, chunk) is computed at a time, which in
+// Go is faster than sharing loads between columns (fewer values live
+// across the math.FMA calls).
 
 const maxBlocks = 16 // column blocks of k ≤ 75 fit on the stack
 
-// lanes64, lanes32 and lanesNT2 return the vector accumulator of one chunk.
+// chunk64, chunk32 and chunkNT2 return the sum over one chunk: its vector
+// accumulator, reduced in the order of mode. (The accumulators stay in
+// the function: returning them as arrays would cost more than the sums.)
 
-func lanes64(x, c []float64) [4]float64 {
+func chunk64(x, c []float64, mode int) float64 {
 	c = c[:len(x)]
 	nv := len(x) &^ 3
-	a := accDot64([4]float64{}, x, c, 0, nv, 4)
+	var a [4]float64
+	if nv > 0 {
+		accDot64(&a, x, c, 0, nv, 4)
+	}
 	if nv < len(x) {
 		tailDot64(&a, x, c, nv)
 	}
-	return a
+	return hsum64(&a, mode)
 }
 
-func lanes32(x, c []float32) [8]float32 {
+func chunk32(x, c []float32, mode int) float32 {
 	c = c[:len(x)]
 	nv := len(x) &^ 7
-	a := join8(accDot32([4]float32{}, x, c, 0, nv, 8), accDot32([4]float32{}, x, c, 4, nv, 8))
+	var a [8]float32
+	if nv > 0 {
+		accDot32((*[4]float32)(a[:4]), x, c, 0, nv, 8)
+		accDot32((*[4]float32)(a[4:]), x, c, 4, nv, 8)
+	}
 	if nv < len(x) {
 		tailDot32(&a, x, c, nv)
 	}
-	return a
+	return hsum32(&a, mode)
 }
 
-func lanesNT2(x, p, q []float64) [4]float64 {
+func chunkNT2(x, p, q []float64, mode int) float64 {
 	p, q = p[:len(x)], q[:len(x)]
 	nv := len(x) &^ 3
-	a := accNT2([4]float64{}, x, p, q, 0, nv)
+	var a [4]float64
+	if nv > 0 {
+		accNT2(&a, x, p, q, 0, nv)
+	}
 	if nv < len(x) {
 		tailNT2(&a, x, p, q, nv)
 	}
-	return a
+	return hsum64(&a, mode)
 }
+
+// The drivers walk X in blocks of ntRows rows and, for each column block,
+// d chunk by chunk, so that the chunk of the block's rows of C (sized by
+// l1Budget for the asm) stays in L1 while the rows pass; each out[i,j]
+// still receives its chunk sums in chunk order.
+const ntRows = 16
 
 func dotsNTGeneric(X []float64, n int, C []float64, k, d int, out []float64) {
 	var buf [maxBlocks]colBlock
 	blocks := appendColBlocks(buf[:0], k, d, 4, 8)
-	for i := 0; i < n; i++ {
-		x := X[i*d : i*d+d]
-		o := out[i*k : i*k+k]
+	for i0 := 0; i0 < n; i0 += ntRows {
+		i1 := min(i0+ntRows, n)
+		clear(out[i0*k : i1*k])
 		for _, b := range blocks {
-			for pos := 0; pos < b.c; pos++ {
-				j := b.j + pos
-				c := C[j*d : j*d+d]
-				var s float64
-				for t0 := 0; t0 < d; t0 += b.chunk {
-					t1 := min(t0+b.chunk, d)
-					a := lanes64(x[t0:t1], c[t0:t1])
-					s += hsum64(&a, pos, b.c)
+			for t0 := 0; t0 < d; t0 += b.chunk {
+				t1 := min(t0+b.chunk, d)
+				for i := i0; i < i1; i++ {
+					x, o := X[i*d+t0:i*d+t1], out[i*k:i*k+k]
+					for pos := 0; pos < b.c; pos++ {
+						j := b.j + pos
+						o[j] += chunk64(x, C[j*d+t0:j*d+t1], hsumMode(pos, b.c))
+					}
 				}
-				o[j] = s
 			}
 		}
 	}
@@ -513,20 +536,19 @@ func dotsNTGeneric(X []float64, n int, C []float64, k, d int, out []float64) {
 func dotsNT32Generic(X []float32, n int, C []float32, k, d int, out []float32) {
 	var buf [maxBlocks]colBlock
 	blocks := appendColBlocks(buf[:0], k, d, 8, 4)
-	for i := 0; i < n; i++ {
-		x := X[i*d : i*d+d]
-		o := out[i*k : i*k+k]
+	for i0 := 0; i0 < n; i0 += ntRows {
+		i1 := min(i0+ntRows, n)
+		clear(out[i0*k : i1*k])
 		for _, b := range blocks {
-			for pos := 0; pos < b.c; pos++ {
-				j := b.j + pos
-				c := C[j*d : j*d+d]
-				var s float32
-				for t0 := 0; t0 < d; t0 += b.chunk {
-					t1 := min(t0+b.chunk, d)
-					a := lanes32(x[t0:t1], c[t0:t1])
-					s += hsum32(&a, pos, b.c)
+			for t0 := 0; t0 < d; t0 += b.chunk {
+				t1 := min(t0+b.chunk, d)
+				for i := i0; i < i1; i++ {
+					x, o := X[i*d+t0:i*d+t1], out[i*k:i*k+k]
+					for pos := 0; pos < b.c; pos++ {
+						j := b.j + pos
+						o[j] += chunk32(x, C[j*d+t0:j*d+t1], hsumMode(pos, b.c))
+					}
 				}
-				o[j] = s
 			}
 		}
 	}
@@ -535,20 +557,19 @@ func dotsNT32Generic(X []float32, n int, C []float32, k, d int, out []float32) {
 func dotsNT2Generic(X []float64, n int, A, B []float64, k, d int, out []float64) {
 	var buf [maxBlocks]colBlock
 	blocks := appendColBlocks(buf[:0], k, d, 4, 16)
-	for i := 0; i < n; i++ {
-		x := X[i*d : i*d+d]
-		o := out[i*k : i*k+k]
+	for i0 := 0; i0 < n; i0 += ntRows {
+		i1 := min(i0+ntRows, n)
+		clear(out[i0*k : i1*k])
 		for _, b := range blocks {
-			for pos := 0; pos < b.c; pos++ {
-				j := b.j + pos
-				p, q := A[j*d:j*d+d], B[j*d:j*d+d]
-				var s float64
-				for t0 := 0; t0 < d; t0 += b.chunk {
-					t1 := min(t0+b.chunk, d)
-					a := lanesNT2(x[t0:t1], p[t0:t1], q[t0:t1])
-					s += hsum64(&a, pos, b.c)
+			for t0 := 0; t0 < d; t0 += b.chunk {
+				t1 := min(t0+b.chunk, d)
+				for i := i0; i < i1; i++ {
+					x, o := X[i*d+t0:i*d+t1], out[i*k:i*k+k]
+					for pos := 0; pos < b.c; pos++ {
+						j := b.j + pos
+						o[j] += chunkNT2(x, A[j*d+t0:j*d+t1], B[j*d+t0:j*d+t1], hsumMode(pos, b.c))
+					}
 				}
-				o[j] = s
 			}
 		}
 	}
