@@ -513,29 +513,19 @@ func chunkNT2(x, p, q []float64, mode int) float64 {
 const ntRows = 16
 
 func dotsNTGeneric(X []float64, n int, C []float64, k, d int, out []float64) {
-	var buf [maxBlocks]colBlock
-	blocks := appendColBlocks(buf[:0], k, d, 4, 8)
-	for i0 := 0; i0 < n; i0 += ntRows {
-		i1 := min(i0+ntRows, n)
-		clear(out[i0*k : i1*k])
-		for _, b := range blocks {
-			for t0 := 0; t0 < d; t0 += b.chunk {
-				t1 := min(t0+b.chunk, d)
-				for i := i0; i < i1; i++ {
-					x, o := X[i*d+t0:i*d+t1], out[i*k:i*k+k]
-					for pos := 0; pos < b.c; pos++ {
-						j := b.j + pos
-						o[j] += chunk64(x, C[j*d+t0:j*d+t1], hsumMode(pos, b.c))
-					}
-				}
-			}
-		}
-	}
+	dotsNTReplay(X, n, C, k, d, out, 4, 8, chunk64)
 }
 
 func dotsNT32Generic(X []float32, n int, C []float32, k, d int, out []float32) {
+	dotsNTReplay(X, n, C, k, d, out, 8, 4, chunk32)
+}
+
+// dotsNTReplay is the driver both precisions share: the column blocks and d
+// chunks of the asm plan (lanes and per as in appendColBlocks), with chunk
+// computing one chunk sum exactly as the asm does.
+func dotsNTReplay[T float32 | float64](X []T, n int, C []T, k, d int, out []T, lanes, per int, chunk func(x, c []T, mode int) T) {
 	var buf [maxBlocks]colBlock
-	blocks := appendColBlocks(buf[:0], k, d, 8, 4)
+	blocks := appendColBlocks(buf[:0], k, d, lanes, per)
 	for i0 := 0; i0 < n; i0 += ntRows {
 		i1 := min(i0+ntRows, n)
 		clear(out[i0*k : i1*k])
@@ -546,7 +536,7 @@ func dotsNT32Generic(X []float32, n int, C []float32, k, d int, out []float32) {
 					x, o := X[i*d+t0:i*d+t1], out[i*k:i*k+k]
 					for pos := 0; pos < b.c; pos++ {
 						j := b.j + pos
-						o[j] += chunk32(x, C[j*d+t0:j*d+t1], hsumMode(pos, b.c))
+						o[j] += chunk(x, C[j*d+t0:j*d+t1], hsumMode(pos, b.c))
 					}
 				}
 			}
