@@ -87,7 +87,7 @@ type Partial struct {
 // Add returns p + q.
 func (p Partial) Add(q Partial) Partial { return Partial{p.Sum + q.Sum, p.N + q.N} }
 
-// Sum adds partials.
+// SumPartials returns the sum of parts.
 func SumPartials(parts []Partial) Partial {
 	var s Partial
 	for _, p := range parts {
