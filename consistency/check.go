@@ -1,0 +1,335 @@
+package consistency
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Violation is one broken guarantee, at the record that revealed it.
+type Violation struct {
+	Record int    // index into Trace.Records; len(Records) for end-of-trace checks
+	Rule   string // "ledger", "bsp", "ssp", "quorum"
+	Detail string
+}
+
+func (v Violation) String() string {
+	return fmt.Sprintf("record %d: %s: %s", v.Record, v.Rule, v.Detail)
+}
+
+// CheckError lists the violations Check found (at most maxViolations,
+// Total counts all).
+type CheckError struct {
+	Spec       Spec
+	Violations []Violation
+	Total      int
+}
+
+const maxViolations = 20
+
+func (e *CheckError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "consistency: %v trace breaks its guarantees (%d violations)", e.Spec, e.Total)
+	for _, v := range e.Violations {
+		b.WriteString("\n\t")
+		b.WriteString(v.String())
+	}
+	if e.Total > len(e.Violations) {
+		fmt.Fprintf(&b, "\n\t… %d more", e.Total-len(e.Violations))
+	}
+	return b.String()
+}
+
+// Check verifies that a recorded run kept its model's guarantee
+// (t.Spec) and returns a *CheckError listing what broke, or nil.
+//
+// Every model: versions are applied in order 1, 2, 3, …; every applied
+// delta was committed before and is applied exactly once; at the stop
+// record every committed delta has been applied (none lost); each worker
+// commits once per read, in sequence, on the version and clock it read;
+// nobody reads a version that does not exist yet; a worker reads its own
+// earlier commits.
+//
+// BSP: every delta of the apply producing v+1 was computed on v, and every
+// worker that read v and is still a member contributed (the final flush
+// excepted). SSP(s): a worker reading for clock c sees every other member's
+// commits of clocks ≤ c − s − 1. Quorum: every apply but the final flush
+// merges at least Need(members) deltas.
+func Check(t *Trace) error {
+	c := newChecker(t)
+	for i, r := range t.Records {
+		c.at = i
+		c.step(r)
+	}
+	c.at = len(t.Records)
+	c.end()
+	if c.err.Total == 0 {
+		return nil
+	}
+	return &c.err
+}
+
+type wtrack struct {
+	member   bool
+	readV    Version
+	readC    uint64
+	reading  bool // a read not yet followed by its commit
+	lastSeq  uint64
+	first    uint64    // first clock read since joining
+	started  bool      // first is set
+	applied  []Version // applied[i]: version that applied clock first+i (0: not yet)
+	frontier int       // clocks first..first+frontier-1 are all applied
+	pmax     []Version // pmax[i]: max of applied[0..i], for i < frontier
+}
+
+type commitInfo struct {
+	version Version
+	clock   uint64
+	applied bool
+}
+
+type checker struct {
+	spec    Spec
+	at      int
+	err     CheckError
+	version Version
+	members int
+	ws      map[WorkerID]*wtrack
+	ids     []WorkerID // every worker ever seen, ascending
+	commits map[DeltaID]*commitInfo
+	// readers[v]: workers that read version v and have not committed it.
+	readers map[Version]map[WorkerID]bool
+	stopped bool
+}
+
+func newChecker(t *Trace) *checker {
+	c := &checker{spec: t.Spec, ws: map[WorkerID]*wtrack{}, commits: map[DeltaID]*commitInfo{},
+		readers: map[Version]map[WorkerID]bool{}}
+	c.err.Spec = t.Spec
+	for _, w := range t.Workers {
+		c.ws[w] = &wtrack{member: true}
+		c.addID(w)
+		c.members++
+	}
+	return c
+}
+
+func (c *checker) fail(rule, format string, args ...any) {
+	c.err.Total++
+	if len(c.err.Violations) < maxViolations {
+		c.err.Violations = append(c.err.Violations, Violation{Record: c.at, Rule: rule, Detail: fmt.Sprintf(format, args...)})
+	}
+}
+
+func (c *checker) worker(w WorkerID, what string) *wtrack {
+	t := c.ws[w]
+	if t == nil || !t.member {
+		c.fail("ledger", "%s by worker %d, which is not a member", what, w)
+		return nil
+	}
+	return t
+}
+
+func (c *checker) step(r Record) {
+	if c.stopped {
+		c.fail("ledger", "%v after the stop record", r.Kind)
+		return
+	}
+	switch r.Kind {
+	case RecJoin:
+		if t := c.ws[r.Worker]; t != nil && t.member {
+			c.fail("ledger", "worker %d joins twice", r.Worker)
+			return
+		}
+		old := c.ws[r.Worker]
+		t := &wtrack{member: true}
+		if old != nil {
+			t.lastSeq = old.lastSeq
+		}
+		c.ws[r.Worker] = t
+		c.addID(r.Worker)
+		c.members++
+	case RecLeave:
+		if t := c.worker(r.Worker, "leave"); t != nil {
+			t.member = false
+			c.members--
+			delete(c.readers[t.readV], r.Worker)
+		}
+	case RecRead:
+		c.read(r)
+	case RecCommit:
+		c.commit(r)
+	case RecApply:
+		c.apply(r)
+	case RecStop:
+		c.stopped = true
+	default:
+		c.fail("ledger", "unknown record kind %d", r.Kind)
+	}
+}
+
+func (c *checker) read(r Record) {
+	t := c.worker(r.Worker, "read")
+	if t == nil {
+		return
+	}
+	if t.reading {
+		c.fail("ledger", "worker %d reads again without committing clock %d", r.Worker, t.readC)
+	}
+	if r.Version > c.version {
+		c.fail("ledger", "worker %d reads version %d; only %d exist", r.Worker, r.Version, c.version)
+	}
+	if !t.started {
+		t.started, t.first = true, r.Clock
+	}
+	t.reading, t.readV, t.readC = true, r.Version, r.Clock
+	if c.readers[r.Version] == nil {
+		c.readers[r.Version] = map[WorkerID]bool{}
+	}
+	c.readers[r.Version][r.Worker] = true
+
+	// Read-my-writes: the worker's own clocks first..c−1 are applied in
+	// versions ≤ the one it reads.
+	if r.Clock > t.first && !c.seen(t, r.Clock-1, r.Version) {
+		c.fail("ledger", "worker %d reads version %d for clock %d without its own clock %d", r.Worker, r.Version, r.Clock, r.Clock-1)
+	}
+	if c.spec.Kind != SSP {
+		return
+	}
+	s := uint64(c.spec.Staleness)
+	if r.Clock < s+1 {
+		return
+	}
+	need := r.Clock - s - 1
+	for _, w := range c.ids {
+		o := c.ws[w]
+		if w == r.Worker || !o.member || !o.started || o.first > need {
+			continue
+		}
+		if !c.seen(o, need, r.Version) {
+			c.fail("ssp", "worker %d reads version %d for clock %d, missing clock %d of worker %d (staleness %d)",
+				r.Worker, r.Version, r.Clock, need, w, s)
+		}
+	}
+}
+
+// seen reports whether clocks first..clock of t were all applied in
+// versions ≤ v.
+func (c *checker) seen(t *wtrack, clock uint64, v Version) bool {
+	i := int(clock - t.first)
+	return i < t.frontier && t.pmax[i] <= v
+}
+
+func (c *checker) commit(r Record) {
+	t := c.worker(r.Worker, "commit")
+	if t == nil {
+		return
+	}
+	id := DeltaID{r.Worker, r.Seq}
+	switch {
+	case !t.reading:
+		c.fail("ledger", "worker %d commits %v without a read", r.Worker, id)
+	case r.Seq != t.lastSeq+1:
+		c.fail("ledger", "worker %d commits seq %d after %d", r.Worker, r.Seq, t.lastSeq)
+	case r.Version != t.readV || r.Clock != t.readC:
+		c.fail("ledger", "%v computed on version %d clock %d; the worker read version %d clock %d",
+			id, r.Version, r.Clock, t.readV, t.readC)
+	}
+	if _, dup := c.commits[id]; dup {
+		c.fail("ledger", "%v committed twice", id)
+		return
+	}
+	t.reading = false
+	t.lastSeq = r.Seq
+	delete(c.readers[t.readV], r.Worker)
+	c.commits[id] = &commitInfo{version: r.Version, clock: r.Clock}
+}
+
+func (c *checker) apply(r Record) {
+	if r.Version != c.version+1 {
+		c.fail("ledger", "apply produces version %d after %d", r.Version, c.version)
+	}
+	if len(r.Deltas) == 0 {
+		c.fail("ledger", "apply of version %d merges no delta", r.Version)
+	}
+	prev := c.version
+	c.version = r.Version
+	for _, id := range r.Deltas {
+		ci := c.commits[id]
+		switch {
+		case ci == nil:
+			c.fail("ledger", "apply of version %d merges %v, which was never committed", r.Version, id)
+			continue
+		case ci.applied:
+			c.fail("ledger", "%v applied twice (again in version %d)", id, r.Version)
+			continue
+		}
+		ci.applied = true
+		if c.spec.Kind == BSP && ci.version != prev {
+			c.fail("bsp", "apply of version %d merges %v computed on version %d, not %d", r.Version, id, ci.version, prev)
+		}
+		c.markApplied(id.Worker, ci.clock, r.Version)
+	}
+	switch c.spec.Kind {
+	case BSP:
+		if !r.Final {
+			for _, w := range c.ids {
+				if c.readers[prev][w] {
+					c.fail("bsp", "apply of version %d lacks worker %d, which read version %d", r.Version, w, prev)
+				}
+			}
+			delete(c.readers, prev)
+		}
+	case Quorum:
+		if need := c.spec.Need.Need(c.members); !r.Final && len(r.Deltas) < need {
+			c.fail("quorum", "apply of version %d merges %d deltas; %d members need %d", r.Version, len(r.Deltas), c.members, need)
+		}
+	}
+}
+
+func (c *checker) markApplied(w WorkerID, clock uint64, v Version) {
+	t := c.ws[w]
+	if t == nil || !t.started || clock < t.first {
+		return // a left worker's delta, or one from before it rejoined
+	}
+	i := int(clock - t.first)
+	for len(t.applied) <= i {
+		t.applied = append(t.applied, 0)
+	}
+	t.applied[i] = v
+	for t.frontier < len(t.applied) && t.applied[t.frontier] != 0 {
+		m := t.applied[t.frontier]
+		if t.frontier > 0 {
+			m = max(m, t.pmax[t.frontier-1])
+		}
+		t.pmax = append(t.pmax, m)
+		t.frontier++
+	}
+}
+
+func (c *checker) end() {
+	if !c.stopped {
+		c.fail("ledger", "the trace has no stop record, so lost deltas cannot be ruled out")
+		return
+	}
+	lost := 0
+	var first DeltaID
+	for id, ci := range c.commits {
+		if !ci.applied {
+			if lost == 0 || compareDeltaID(id, first) < 0 {
+				first = id
+			}
+			lost++
+		}
+	}
+	if lost > 0 {
+		c.fail("ledger", "%d committed deltas never applied (first %v)", lost, first)
+	}
+}
+
+func (c *checker) addID(w WorkerID) {
+	i, found := slices.BinarySearch(c.ids, w)
+	if !found {
+		c.ids = slices.Insert(c.ids, i, w)
+	}
+}

@@ -1,0 +1,54 @@
+// Package consistency implements synchronization models for data-parallel
+// training as pure, deterministic state machines, and checkers that verify
+// a recorded run kept its model's guarantee.
+//
+// A Model is the coordinator's decision logic and nothing else (the shape
+// of etcd's raft core): a driver feeds it events — start, a worker's
+// commit, progress, a batch ready, join, leave, tick(now), stop — and
+// carries out the effects it returns as data — apply these deltas in this
+// order (producing version v), release worker w with version v to compute
+// b points, worker w blocks waiting for these workers. A Model starts no
+// goroutine, reads no clock and does no I/O, so the virtual-time simulator,
+// the goroutine runtime and a gRPC coordinator (package harness) all drive
+// the same code, and a scripted test (testdata/*.txt) pins every decision.
+//
+// The models:
+//
+//   - BSP (bulk synchronous; "bsp" mini-batch of Config.Batch points per
+//     worker per round, "bsp:full" a full pass, FSP paper's BSPV and BSPB):
+//     a round's deltas are applied together once every member committed,
+//     merged in worker order so results do not depend on arrival timing.
+//   - SSP(s) ("ssp:3"; Ho et al. 2013, MLLess §3.1): every commit is
+//     applied at once; a worker about to compute clock c is released only
+//     while every member has committed clocks up to c − s − 1. s = 0 is
+//     BSP's staleness with ASP's per-commit applies.
+//   - ASP ("asp"): every commit applied at once, its worker released at
+//     once.
+//   - Quorum(k) ("quorum:0.9" of the members rounded up, or "quorum:12";
+//     slsML): once k commits are pending they are applied together and
+//     their workers released; a straggler's late commit folds into the next
+//     release — none is dropped.
+//
+// Membership is dynamic: a joiner takes part from the next round (BSP), at
+// the slowest clock (SSP) or at once (ASP, quorum); a leaver is no longer
+// awaited and its committed deltas are still applied. EvStop applies every
+// pending delta (a final flush), so a finished run has lost nothing.
+//
+// # Extending
+//
+// The later models fit the same events and effects: FSP's time-triggered
+// barrier feeds on EvTick and EvProgress and will add an interrupt effect
+// (commit after the current point); ISP is BSP whose workers commit
+// partial deltas (the filter lives in the worker, package filter); DOLL's
+// K-grouping counts EvBatchReady and commits towards K like Quorum.
+//
+// # Checkers
+//
+// Check verifies a Trace of what a driver actually did: versions applied
+// in order, every committed delta applied exactly once (none lost at the
+// stop), commits on the version and clock read, read-your-writes; BSP: one
+// version per round with every member; SSP: no read older than the bound;
+// Quorum: at least k deltas per release. Every runtime's tests run it, and
+// this package's tests show it catches a model that ignores its bound and
+// a driver that drops or duplicates a delta.
+package consistency

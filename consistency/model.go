@@ -1,0 +1,358 @@
+package consistency
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/syncmodels/syncmodels/barrier"
+)
+
+// WorkerID names a worker. It is the barrier package's type, so that IDs
+// pass unchanged between the core and the blocking primitives.
+type WorkerID = barrier.WorkerID
+
+// Version numbers parameter versions: θ0 is version 0 and every Apply
+// effect produces the next version.
+type Version uint64
+
+// FullPass as a Release budget asks the worker for one full pass over its
+// shard, starting where its previous batch ended.
+const FullPass = 0
+
+// DeltaID names one committed delta: the worker's commit sequence number
+// (1, 2, 3, … per worker).
+type DeltaID struct {
+	Worker WorkerID
+	Seq    uint64
+}
+
+func (d DeltaID) String() string { return fmt.Sprintf("w%d#%d", d.Worker, d.Seq) }
+
+// EventKind says what happened.
+type EventKind uint8
+
+// Event kinds.
+const (
+	// EvStart starts the run: the model releases its initial members.
+	EvStart EventKind = iota + 1
+	// EvCommit: Worker committed the delta with sequence number Seq,
+	// computed on Version over Points data points.
+	EvCommit
+	// EvProgress: Worker has processed Points points since its release
+	// (the "point done" signal). The models of this package only validate
+	// it; a time-triggered barrier (FSP's early trigger after a full pass)
+	// acts on it.
+	EvProgress
+	// EvBatchReady: a batch of streamed data is ready at Worker (DOLL's
+	// arrivals). Validated and ignored by the models of this package.
+	EvBatchReady
+	// EvJoin: Worker joins. It takes part from the next round.
+	EvJoin
+	// EvLeave: Worker leaves (gracefully or preempted). Its committed
+	// deltas stay committed; work it had not committed is gone.
+	EvLeave
+	// EvTick: the time is Now. Time-triggered models act on it.
+	EvTick
+	// EvStop: the run ends. Every committed delta not yet applied is
+	// applied by a final Apply, and no worker is released again.
+	EvStop
+)
+
+var eventNames = [...]string{"?", "start", "commit", "progress", "batch-ready", "join", "leave", "tick", "stop"}
+
+func (k EventKind) String() string {
+	if int(k) < len(eventNames) {
+		return eventNames[k]
+	}
+	return fmt.Sprintf("EventKind(%d)", uint8(k))
+}
+
+// Event is one input to a Model.
+type Event struct {
+	Kind    EventKind
+	Worker  WorkerID
+	Seq     uint64        // EvCommit
+	Version Version       // EvCommit: the version the delta was computed on
+	Points  int           // EvCommit, EvProgress
+	Now     time.Duration // the driver's clock when the event is fed (any event)
+}
+
+func (e Event) String() string {
+	switch e.Kind {
+	case EvCommit:
+		return fmt.Sprintf("commit w%d seq=%d v=%d points=%d", e.Worker, e.Seq, e.Version, e.Points)
+	case EvProgress:
+		return fmt.Sprintf("progress w%d points=%d", e.Worker, e.Points)
+	case EvJoin, EvLeave, EvBatchReady:
+		return fmt.Sprintf("%s w%d", e.Kind, e.Worker)
+	case EvTick:
+		return fmt.Sprintf("tick %v", e.Now)
+	}
+	return e.Kind.String()
+}
+
+// EffectKind says what the driver must do.
+type EffectKind uint8
+
+// Effect kinds.
+const (
+	// EfApply: merge Deltas, in the order given, into one delta and apply
+	// it to the server; the result is Version. Deltas is never empty.
+	EfApply EffectKind = iota + 1
+	// EfRelease: send Worker the parameters of Version and have it
+	// process Budget points (FullPass: one pass) as its clock Clock, then
+	// commit. Version is always the latest applied version.
+	EfRelease
+	// EfBlock: Worker has committed and waits; Waiting lists the workers
+	// whose progress it waits for. Informational (traces, metrics).
+	EfBlock
+)
+
+var effectNames = [...]string{"?", "apply", "release", "block"}
+
+func (k EffectKind) String() string {
+	if int(k) < len(effectNames) {
+		return effectNames[k]
+	}
+	return fmt.Sprintf("EffectKind(%d)", uint8(k))
+}
+
+// Effect is one output of a Model: an action for the driver, as data.
+type Effect struct {
+	Kind    EffectKind
+	Worker  WorkerID   // EfRelease, EfBlock
+	Version Version    // EfApply: the version produced; EfRelease: the version to compute on
+	Clock   uint64     // EfRelease: the worker's clock (0-based iteration) it computes
+	Budget  int        // EfRelease: points to process, FullPass for a pass
+	Deltas  []DeltaID  // EfApply
+	Final   bool       // EfApply: the flush at EvStop
+	Waiting []WorkerID // EfBlock
+}
+
+func (e Effect) String() string {
+	switch e.Kind {
+	case EfApply:
+		var b strings.Builder
+		fmt.Fprintf(&b, "apply v=%d [", e.Version)
+		for i, d := range e.Deltas {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(d.String())
+		}
+		b.WriteByte(']')
+		if e.Final {
+			b.WriteString(" final")
+		}
+		return b.String()
+	case EfRelease:
+		return fmt.Sprintf("release w%d v=%d clock=%d budget=%d", e.Worker, e.Version, e.Clock, e.Budget)
+	case EfBlock:
+		return fmt.Sprintf("block w%d waiting=%v", e.Worker, e.Waiting)
+	}
+	return e.Kind.String()
+}
+
+// Model is a synchronization model as a deterministic state machine. It
+// starts no goroutine, reads no clock and does no I/O: a driver (the
+// virtual-time simulator, the goroutine runtime, a gRPC coordinator) feeds
+// it events and carries out the effects it returns, in order.
+//
+// A Model is not safe for concurrent use; a driver that feeds it from
+// several goroutines serializes the calls.
+type Model interface {
+	// Spec is the model and its parameters.
+	Spec() Spec
+	// Step feeds one event and returns the effects it causes, in the order
+	// the driver must carry them out. An invalid event (an unknown worker,
+	// a commit out of sequence, any event after EvStop) returns an error
+	// wrapping one of the package's sentinels and changes nothing. A
+	// commit that was already accepted returns an error wrapping
+	// ErrDuplicate, so that a driver can answer a retransmission again.
+	Step(ev Event) ([]Effect, error)
+	// Version is the latest parameter version the model has asked for.
+	Version() Version
+	// Members lists the current members in ascending order.
+	Members() []WorkerID
+}
+
+// Sentinel errors wrapped by Step's errors.
+var (
+	ErrUnknownWorker = errors.New("consistency: unknown worker")
+	ErrDuplicate     = errors.New("consistency: duplicate commit")
+	ErrProtocol      = errors.New("consistency: protocol violation")
+	ErrStopped       = errors.New("consistency: model stopped")
+	ErrConfig        = errors.New("consistency: invalid config")
+)
+
+// EventError reports an event a Model refused.
+type EventError struct {
+	Model  string
+	Event  Event
+	Reason string
+	Err    error // one of the sentinels
+}
+
+func (e *EventError) Error() string {
+	return fmt.Sprintf("consistency: %s: %v: %s", e.Model, e.Event, e.Reason)
+}
+
+func (e *EventError) Unwrap() error { return e.Err }
+
+// ModelKind selects a synchronization model.
+type ModelKind uint8
+
+// Model kinds.
+const (
+	// BSP: bulk synchronous parallel. Every member computes one batch on
+	// the same version; the round's deltas are applied together once all
+	// committed.
+	BSP ModelKind = iota + 1
+	// SSP: stale synchronous parallel (Ho et al. 2013) with staleness s.
+	SSP
+	// ASP: asynchronous parallel: every commit is applied at once and its
+	// worker released at once.
+	ASP
+	// Quorum: k of n (slsML): a round is released when k commits are
+	// pending; late commits fold into the next round.
+	Quorum
+)
+
+// Spec is a model with its parameters. Parse reads the command-line form.
+type Spec struct {
+	Kind ModelKind
+	// FullBatch (BSP): each round is one full pass over every shard
+	// (FSP's BSPB) instead of Config.Batch points.
+	FullBatch bool
+	// Staleness s (SSP): a worker about to compute clock c waits until
+	// every member has committed clock c − s − 1.
+	Staleness int
+	// Need (Quorum): how many pending commits release a round.
+	Need barrier.Threshold
+	// needText is Need as written, for String.
+	needText string
+}
+
+// Parse reads a model spec: "bsp", "bsp:full", "ssp:S" (S ≥ 0), "asp",
+// "quorum:F" (0 < F < 1: a fraction of the members, rounded up) or
+// "quorum:K" (K ≥ 1 members). Case is ignored.
+func Parse(s string) (Spec, error) {
+	name, arg, hasArg := strings.Cut(strings.ToLower(strings.TrimSpace(s)), ":")
+	bad := func(why string) (Spec, error) {
+		return Spec{}, fmt.Errorf("consistency: sync model %q: %s: %w", s, why, ErrConfig)
+	}
+	switch name {
+	case "bsp":
+		switch {
+		case !hasArg:
+			return Spec{Kind: BSP}, nil
+		case arg == "full":
+			return Spec{Kind: BSP, FullBatch: true}, nil
+		}
+		return bad(`want "bsp" or "bsp:full"`)
+	case "asp":
+		if hasArg {
+			return bad(`asp takes no parameter`)
+		}
+		return Spec{Kind: ASP}, nil
+	case "ssp":
+		n, err := strconv.Atoi(arg)
+		if !hasArg || err != nil || n < 0 {
+			return bad("want ssp:S with an integer staleness S ≥ 0")
+		}
+		return Spec{Kind: SSP, Staleness: n}, nil
+	case "quorum":
+		if !hasArg {
+			return bad("want quorum:F (0 < F < 1) or quorum:K (K ≥ 1)")
+		}
+		if k, err := strconv.Atoi(arg); err == nil {
+			if k < 1 {
+				return bad("quorum count must be ≥ 1")
+			}
+			return Spec{Kind: Quorum, Need: barrier.Count(k), needText: arg}, nil
+		}
+		f, err := strconv.ParseFloat(arg, 64)
+		if err != nil || !(f > 0 && f <= 1) {
+			return bad("want quorum:F (0 < F ≤ 1) or quorum:K (K ≥ 1)")
+		}
+		return Spec{Kind: Quorum, Need: barrier.Fraction(f), needText: arg}, nil
+	}
+	return bad("unknown model (want bsp, bsp:full, ssp:S, asp, quorum:F or quorum:K)")
+}
+
+// MustParse is Parse for specs known to be valid; it panics on error.
+func MustParse(s string) Spec {
+	spec, err := Parse(s)
+	if err != nil {
+		panic(err)
+	}
+	return spec
+}
+
+// String returns the spec in Parse's form.
+func (s Spec) String() string {
+	switch s.Kind {
+	case BSP:
+		if s.FullBatch {
+			return "bsp:full"
+		}
+		return "bsp"
+	case SSP:
+		return "ssp:" + strconv.Itoa(s.Staleness)
+	case ASP:
+		return "asp"
+	case Quorum:
+		if s.needText != "" {
+			return "quorum:" + s.needText
+		}
+		return "quorum:" + s.Need.String()
+	}
+	return fmt.Sprintf("ModelKind(%d)", uint8(s.Kind))
+}
+
+// Config configures a Model.
+type Config struct {
+	// Workers are the initial members, distinct. At least one.
+	Workers []WorkerID
+	// Batch is the number of points a worker processes per commit, or
+	// FullPass (the default) for one pass over its shard. BSP with
+	// FullBatch ignores it.
+	Batch int
+}
+
+// New returns the model spec describes.
+func New(spec Spec, cfg Config) (Model, error) {
+	if cfg.Batch < 0 {
+		return nil, fmt.Errorf("consistency: batch %d < 0: %w", cfg.Batch, ErrConfig)
+	}
+	if len(cfg.Workers) == 0 {
+		return nil, fmt.Errorf("consistency: %v: no workers: %w", spec, ErrConfig)
+	}
+	var b base
+	if err := b.init(spec, cfg); err != nil {
+		return nil, err
+	}
+	switch spec.Kind {
+	case BSP:
+		if spec.FullBatch {
+			b.budget = FullPass
+		}
+		return &bsp{base: b}, nil
+	case SSP:
+		if spec.Staleness < 0 {
+			return nil, fmt.Errorf("consistency: ssp staleness %d < 0: %w", spec.Staleness, ErrConfig)
+		}
+		return &ssp{base: b, bound: true}, nil
+	case ASP:
+		return &ssp{base: b}, nil
+	case Quorum:
+		if spec.Need.Need(1) != 1 {
+			return nil, fmt.Errorf("consistency: quorum threshold %v: %w", spec.Need, ErrConfig)
+		}
+		return &quorum{base: b}, nil
+	}
+	return nil, fmt.Errorf("consistency: unknown model kind %d: %w", spec.Kind, ErrConfig)
+}

@@ -1,0 +1,91 @@
+package consistency
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"time"
+)
+
+// RecordKind says what a trace record saw.
+type RecordKind uint8
+
+// Record kinds.
+const (
+	// RecRead: Worker started computing clock Clock on parameter Version.
+	RecRead RecordKind = iota + 1
+	// RecCommit: the coordinator accepted Worker's delta Seq of clock
+	// Clock, computed on Version over Points points.
+	RecCommit
+	// RecApply: the coordinator applied Deltas (merged, in that order),
+	// producing Version. Final marks the flush at the end of the run.
+	RecApply
+	// RecJoin, RecLeave: membership changed.
+	RecJoin
+	RecLeave
+	// RecStop: the run ended; every commit must have been applied.
+	RecStop
+)
+
+var recordNames = [...]string{"?", "read", "commit", "apply", "join", "leave", "stop"}
+
+func (k RecordKind) String() string {
+	if int(k) < len(recordNames) {
+		return recordNames[k]
+	}
+	return fmt.Sprintf("RecordKind(%d)", uint8(k))
+}
+
+// Record is one entry of a run's trace, written by the driver when the
+// thing happened (not when it was decided).
+type Record struct {
+	At      time.Duration // the driver's clock
+	Kind    RecordKind
+	Worker  WorkerID
+	Seq     uint64
+	Clock   uint64
+	Version Version
+	Points  int
+	Deltas  []DeltaID
+	Final   bool
+}
+
+func (r Record) String() string {
+	switch r.Kind {
+	case RecRead:
+		return fmt.Sprintf("%v read w%d clock=%d v=%d", r.At, r.Worker, r.Clock, r.Version)
+	case RecCommit:
+		return fmt.Sprintf("%v commit w%d#%d clock=%d v=%d points=%d", r.At, r.Worker, r.Seq, r.Clock, r.Version, r.Points)
+	case RecApply:
+		e := Effect{Kind: EfApply, Version: r.Version, Deltas: r.Deltas, Final: r.Final}
+		return fmt.Sprintf("%v %v", r.At, e)
+	case RecJoin, RecLeave:
+		return fmt.Sprintf("%v %v w%d", r.At, r.Kind, r.Worker)
+	}
+	return fmt.Sprintf("%v %v", r.At, r.Kind)
+}
+
+// Trace is the record of one run under one model. Drivers append to it;
+// Check verifies it.
+type Trace struct {
+	Spec    Spec
+	Workers []WorkerID // initial members
+	Records []Record
+}
+
+// Add appends a record.
+func (t *Trace) Add(r Record) { t.Records = append(t.Records, r) }
+
+// WriteTo writes the trace as text, one record per line: the form that
+// two runs with the same seed must reproduce byte for byte.
+func (t *Trace) WriteTo(w io.Writer) (int64, error) {
+	bw := bufio.NewWriter(w)
+	var n int64
+	k, _ := fmt.Fprintf(bw, "model %v workers %v\n", t.Spec, t.Workers)
+	n += int64(k)
+	for _, r := range t.Records {
+		k, _ = fmt.Fprintln(bw, r)
+		n += int64(k)
+	}
+	return n, bw.Flush()
+}
