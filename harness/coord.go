@@ -1,0 +1,162 @@
+package harness
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/consistency"
+)
+
+// coordinator is the state every runtime shares on the coordinator side:
+// the sync-model core, the server, the committed deltas awaiting their
+// apply, the trace and the objective snapshots. It is driven by one
+// goroutine; it never blocks and never reads a clock (times come in as
+// arguments).
+type coordinator struct {
+	alg    algorithms.Algorithm
+	layout algorithms.Layout
+	model  consistency.Model
+	srv    algorithms.Server
+	trace  *consistency.Trace
+	deltas map[consistency.DeltaID]*algorithms.Delta
+	free   []*algorithms.Delta
+	merged *algorithms.Delta
+	// params is an immutable copy of the current version's θ, shared by
+	// every release of that version.
+	params []float64
+	snaps  []snapshot
+	points int64 // points in applied deltas
+	// applied counts the entries merged by the last apply, for its cost.
+	applied int
+}
+
+type snapshot struct {
+	t       time.Duration
+	version consistency.Version
+	points  int64
+	theta   []float64
+}
+
+func newCoordinator(e *Experiment, theta0 []float64, workers []consistency.WorkerID) (*coordinator, error) {
+	model, err := consistency.New(e.Sync, consistency.Config{Workers: workers, Batch: e.Batch})
+	if err != nil {
+		return nil, err
+	}
+	srv, err := e.Algorithm.NewServer(theta0)
+	if err != nil {
+		return nil, err
+	}
+	l := e.Algorithm.Layout()
+	return &coordinator{
+		alg: e.Algorithm, layout: l, model: model, srv: srv,
+		trace:  &consistency.Trace{Spec: e.Sync, Workers: slices.Clone(workers)},
+		deltas: map[consistency.DeltaID]*algorithms.Delta{},
+		merged: algorithms.NewDelta(l),
+		params: slices.Clone(srv.Params()),
+	}, nil
+}
+
+// newDelta returns an empty delta, reusing applied ones.
+func (c *coordinator) newDelta() *algorithms.Delta {
+	if n := len(c.free); n > 0 {
+		d := c.free[n-1]
+		c.free = c.free[:n-1]
+		d.Reset()
+		return d
+	}
+	return algorithms.NewDelta(c.layout)
+}
+
+// step feeds ev to the model, carries out its Apply effects at once and
+// returns the others (releases, blocks) for the runtime to deliver.
+func (c *coordinator) step(now time.Duration, ev consistency.Event) ([]consistency.Effect, error) {
+	ev.Now = now
+	effs, err := c.model.Step(ev)
+	if err != nil {
+		return nil, err
+	}
+	switch ev.Kind {
+	case consistency.EvJoin:
+		c.trace.Add(consistency.Record{At: now, Kind: consistency.RecJoin, Worker: ev.Worker})
+	case consistency.EvLeave:
+		c.trace.Add(consistency.Record{At: now, Kind: consistency.RecLeave, Worker: ev.Worker})
+	}
+	out := effs[:0]
+	c.applied = 0
+	for _, e := range effs {
+		if e.Kind != consistency.EfApply {
+			out = append(out, e)
+			continue
+		}
+		if err := c.apply(now, e); err != nil {
+			return nil, err
+		}
+	}
+	if ev.Kind == consistency.EvStop {
+		c.trace.Add(consistency.Record{At: now, Kind: consistency.RecStop})
+	}
+	return out, nil
+}
+
+// commit validates a worker's delta, feeds the commit to the model and
+// keeps the delta until its apply. A refused delta (wrong layout,
+// non-finite entry) or commit leaves every state unchanged.
+func (c *coordinator) commit(now time.Duration, w consistency.WorkerID, seq, clock uint64, v consistency.Version, d *algorithms.Delta) ([]consistency.Effect, error) {
+	if err := algorithms.CheckApply(c.layout, d); err != nil {
+		return nil, fmt.Errorf("harness: worker %d commit %d: %w", w, seq, err)
+	}
+	id := consistency.DeltaID{Worker: w, Seq: seq}
+	if _, dup := c.deltas[id]; dup {
+		return nil, fmt.Errorf("harness: worker %d commit %d is already held: %w", w, seq, consistency.ErrDuplicate)
+	}
+	c.deltas[id] = d
+	c.trace.Add(consistency.Record{At: now, Kind: consistency.RecCommit, Worker: w, Seq: seq, Clock: clock, Version: v, Points: d.Count})
+	effs, err := c.step(now, consistency.Event{Kind: consistency.EvCommit, Worker: w, Seq: seq, Version: v, Points: d.Count})
+	if err != nil {
+		delete(c.deltas, id)
+		c.trace.Records = c.trace.Records[:len(c.trace.Records)-1]
+		return nil, err
+	}
+	return effs, nil
+}
+
+func (c *coordinator) apply(now time.Duration, e consistency.Effect) error {
+	c.merged.Reset()
+	for _, id := range e.Deltas {
+		d, ok := c.deltas[id]
+		if !ok {
+			return fmt.Errorf("harness: apply of version %d: delta %v is not held", e.Version, id)
+		}
+		c.applied += d.Live()
+		if err := c.merged.Merge(d); err != nil {
+			return fmt.Errorf("harness: apply of version %d: %w", e.Version, err)
+		}
+	}
+	if err := c.srv.Apply(c.merged); err != nil {
+		return fmt.Errorf("harness: apply of version %d (%v): %w", e.Version, e.Deltas, err)
+	}
+	for _, id := range e.Deltas {
+		c.free = append(c.free, c.deltas[id])
+		delete(c.deltas, id)
+	}
+	c.points += int64(c.merged.Count)
+	c.params = slices.Clone(c.srv.Params())
+	c.applied += len(c.params)
+	c.trace.Add(consistency.Record{At: now, Kind: consistency.RecApply, Version: e.Version, Deltas: e.Deltas, Final: e.Final})
+	return nil
+}
+
+// read records that worker w started computing the release e.
+func (c *coordinator) read(now time.Duration, e consistency.Effect) {
+	c.trace.Add(consistency.Record{At: now, Kind: consistency.RecRead, Worker: e.Worker, Clock: e.Clock, Version: e.Version})
+}
+
+// snapshot keeps the current parameters for a later objective evaluation.
+func (c *coordinator) snapshot(now time.Duration) {
+	if n := len(c.snaps); n > 0 && c.snaps[n-1].t == now {
+		return
+	}
+	c.snaps = append(c.snaps, snapshot{t: now, version: c.model.Version(), points: c.points, theta: c.params})
+}

@@ -1,0 +1,288 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/consistency"
+)
+
+// ErrConfig reports an invalid experiment.
+var ErrConfig = errors.New("harness: invalid experiment")
+
+// Clock selects the runtime.
+type Clock uint8
+
+const (
+	// Virtual runs a discrete-event simulation: the arithmetic is real,
+	// time comes from the CostModel. Same seed, same trace, any machine.
+	Virtual Clock = iota
+	// Real runs one goroutine per worker and a coordinator goroutine over
+	// a Transport, with real compute time and real sleeps for stragglers.
+	Real
+)
+
+func (c Clock) String() string {
+	if c == Real {
+		return "real"
+	}
+	return "virtual"
+}
+
+// StragglerKind selects a straggler pattern (FSP paper §6.1).
+type StragglerKind uint8
+
+const (
+	// NoStragglers: every worker runs at full speed.
+	NoStragglers StragglerKind = iota
+	// Injected: the chosen workers pause Tau after every Every points
+	// they process.
+	Injected
+	// Natural: the chosen workers are persistently Slowdown times slower.
+	Natural
+)
+
+func (k StragglerKind) String() string {
+	switch k {
+	case Injected:
+		return "injected"
+	case Natural:
+		return "natural"
+	}
+	return "none"
+}
+
+// Stragglers configures slow workers. Which workers straggle is drawn from
+// the experiment's seed unless Workers lists them.
+type Stragglers struct {
+	Kind StragglerKind
+	// Count is how many workers straggle, chosen at random from the seed.
+	// Default 4 when Kind is set (FSP paper §6.1: 4 of 16).
+	Count int
+	// Workers, if set, lists the stragglers instead of Count.
+	Workers []int
+	// Tau is the Injected pause. Default 32 ms (FSP paper §6.1).
+	Tau time.Duration
+	// Every is the Injected period in points. Default 1,000.
+	Every int
+	// Slowdown is the Natural factor (≥ 1). Default 4.
+	Slowdown float64
+}
+
+// CostModel gives virtual durations. Real runs ignore it.
+type CostModel struct {
+	// PointCost is the compute time of one data point on a full-speed
+	// worker. Default 10 µs.
+	PointCost time.Duration
+	// Latency is the one-way message latency. Default 100 µs.
+	Latency time.Duration
+	// Bandwidth is each link's bandwidth in bytes per second; the
+	// coordinator has one incoming and one outgoing link shared by all
+	// workers, so broadcasts and bursts of commits queue. Default 1.25e9
+	// (10 Gbit/s).
+	Bandwidth float64
+	// EntryCost is the coordinator's time per delta entry merged and per
+	// parameter recomputed by an apply. Default 2 ns.
+	EntryCost time.Duration
+}
+
+// Experiment is one run: a workload, its shards, a sync model, a cluster,
+// faults and a clock.
+type Experiment struct {
+	Algorithm algorithms.Algorithm
+	Sync      consistency.Spec
+	// Workers is the number of workers (and shards). Default 16.
+	Workers int
+	// Batch is the number of points a worker processes per commit; 0 is a
+	// full pass over its shard. BSP with FullBatch ignores it.
+	Batch int
+	// Stragglers are the injected or natural slow workers.
+	Stragglers Stragglers
+	// Clock selects the runtime. Default Virtual.
+	Clock Clock
+	// Cost is the virtual cost model.
+	Cost CostModel
+	// Duration is how long the run lasts (virtual or real time). Default 2 s.
+	Duration time.Duration
+	// EvalEvery is the interval between objective snapshots. Default
+	// Duration/40. The objectives are computed after the run, off the
+	// clock.
+	EvalEvery time.Duration
+	// Target, if HasTarget, is the objective whose first crossing gives
+	// Result.TimeToTarget.
+	Target    float64
+	HasTarget bool
+	// Seed seeds θ0, the sharding permutation and the straggler choice.
+	Seed uint64
+	// Shuffle shards a seeded permutation of the points instead of blocks.
+	Shuffle bool
+	// Theta0, if set, replaces Algorithm.Init.
+	Theta0 []float64
+	// Parallel bounds the goroutines used to evaluate objectives. It
+	// does not change results. Default GOMAXPROCS.
+	Parallel int
+	// Progress, if set, is called from the run's goroutine every ~10% of
+	// Duration.
+	Progress func(Progress)
+}
+
+// Progress reports how far a run has got.
+type Progress struct {
+	Sync    consistency.Spec
+	Elapsed time.Duration // virtual or real
+	Of      time.Duration
+	Version consistency.Version
+}
+
+func (e *Experiment) validate() error {
+	if e.Algorithm == nil {
+		return fmt.Errorf("harness: no algorithm: %w", ErrConfig)
+	}
+	if e.Sync.Kind == 0 {
+		return fmt.Errorf("harness: no sync model: %w", ErrConfig)
+	}
+	if e.Workers == 0 {
+		e.Workers = 16
+	}
+	if e.Duration == 0 {
+		e.Duration = 2 * time.Second
+	}
+	if e.EvalEvery == 0 {
+		e.EvalEvery = e.Duration / 40
+	}
+	c := &e.Cost
+	if c.PointCost == 0 {
+		c.PointCost = 10 * time.Microsecond
+	}
+	if c.Latency == 0 {
+		c.Latency = 100 * time.Microsecond
+	}
+	if c.Bandwidth == 0 {
+		c.Bandwidth = 1.25e9
+	}
+	if c.EntryCost == 0 {
+		c.EntryCost = 2 * time.Nanosecond
+	}
+	s := &e.Stragglers
+	if s.Kind > Natural {
+		return fmt.Errorf("harness: straggler kind %d: %w", s.Kind, ErrConfig)
+	}
+	if s.Kind != NoStragglers {
+		if s.Count == 0 && s.Workers == nil {
+			s.Count = 4
+		}
+		if s.Tau == 0 {
+			s.Tau = 32 * time.Millisecond
+		}
+		if s.Every == 0 {
+			s.Every = 1000
+		}
+		if s.Slowdown == 0 {
+			s.Slowdown = 4
+		}
+	}
+	n := e.Algorithm.NumPoints()
+	switch {
+	case e.Workers < 1 || e.Workers > n:
+		return fmt.Errorf("harness: %d workers for %d points: %w", e.Workers, n, ErrConfig)
+	case e.Batch < 0:
+		return fmt.Errorf("harness: batch %d < 0: %w", e.Batch, ErrConfig)
+	case e.Duration < 0 || e.EvalEvery < 0:
+		return fmt.Errorf("harness: negative duration: %w", ErrConfig)
+	case c.PointCost < 0 || c.Latency < 0 || c.EntryCost < 0 || !(c.Bandwidth > 0) || math.IsInf(c.Bandwidth, 0):
+		return fmt.Errorf("harness: cost model %+v: %w", *c, ErrConfig)
+	case s.Count < 0 || s.Count > e.Workers:
+		return fmt.Errorf("harness: %d stragglers of %d workers: %w", s.Count, e.Workers, ErrConfig)
+	case s.Kind != NoStragglers && (s.Tau < 0 || s.Every < 0 || !(s.Slowdown >= 1) || math.IsInf(s.Slowdown, 0)):
+		return fmt.Errorf("harness: stragglers %+v: %w", *s, ErrConfig)
+	case e.HasTarget && math.IsNaN(e.Target):
+		return fmt.Errorf("harness: target is NaN: %w", ErrConfig)
+	}
+	for _, w := range s.Workers {
+		if w < 0 || w >= e.Workers {
+			return fmt.Errorf("harness: straggler %d not among workers 0..%d: %w", w, e.Workers-1, ErrConfig)
+		}
+	}
+	return nil
+}
+
+// stragglers returns which workers straggle, ascending.
+func (e *Experiment) stragglers(rng *rand.Rand) []int {
+	s := e.Stragglers
+	if s.Kind == NoStragglers {
+		return nil
+	}
+	if s.Workers != nil {
+		ws := slices.Clone(s.Workers)
+		slices.Sort(ws)
+		return slices.Compact(ws)
+	}
+	ws := rng.Perm(e.Workers)[:s.Count]
+	slices.Sort(ws)
+	return ws
+}
+
+// Point is one objective snapshot.
+type Point struct {
+	T         time.Duration
+	Objective float64
+	Version   consistency.Version
+	Points    int64 // data points processed by all workers so far
+}
+
+// WorkerStats are one worker's totals.
+type WorkerStats struct {
+	Straggler bool
+	Points    int64         // data points processed
+	Passes    float64       // Points / shard size
+	Commits   int           // deltas committed
+	Busy      time.Duration // computing, injected pauses included
+	Paused    time.Duration // injected pauses and natural slowdown
+	Wait      time.Duration // between a commit and the next release
+}
+
+// Result is what a run recorded.
+type Result struct {
+	Sync     consistency.Spec
+	Clock    Clock
+	Duration time.Duration
+	// Curve has the objective at θ0, every EvalEvery, and at the end.
+	Curve []Point
+	// Final is the objective at the end.
+	Final float64
+	// TimeToTarget is the first snapshot time whose objective reached
+	// Target, or -1 (also without a target).
+	TimeToTarget time.Duration
+	// Versions is the number of applies (server steps).
+	Versions consistency.Version
+	// Iterations is the mean number of commits per worker: rounds under
+	// BSP, clocks under SSP and ASP.
+	Iterations float64
+	Workers    []WorkerStats
+	// WaitFraction is the share of worker time spent waiting between a
+	// commit and the next release.
+	WaitFraction float64
+	// BytesSent counts both directions, as encoded for the wire.
+	BytesSent int64
+	Messages  int64
+	// Trace is the run's record; consistency.Check has passed on it.
+	Trace *consistency.Trace
+	// Theta is the final parameter vector.
+	Theta []float64
+}
+
+// TimeTo returns the first time the curve reaches target (≤ when
+// minimizing, ≥ otherwise), or -1.
+func TimeTo(curve []Point, target float64, minimize bool) time.Duration {
+	for _, p := range curve {
+		if (minimize && p.Objective <= target) || (!minimize && p.Objective >= target) {
+			return p.T
+		}
+	}
+	return -1
+}

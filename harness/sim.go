@@ -1,0 +1,203 @@
+package harness
+
+import (
+	"container/heap"
+	"context"
+	"time"
+
+	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/consistency"
+)
+
+// The virtual-time runtime: a discrete-event simulation over the shared
+// coordinator and shards. Events are ordered by (time, insertion order),
+// so a run is a pure function of the experiment and its seed.
+
+type simKind uint8
+
+const (
+	simRelease  simKind = iota // a release reaches its worker
+	simDone                    // a worker finished its batch
+	simCommit                  // a commit reaches the coordinator
+	simSnapshot                // keep the parameters for the curve
+	simProgress                // report progress
+	simEnd                     // the run's time is up
+)
+
+type simEvent struct {
+	t    time.Duration
+	seq  uint64
+	kind simKind
+	w    consistency.WorkerID
+	eff  consistency.Effect // simRelease
+	// simDone / simCommit
+	params []float64
+	delta  *algorithms.Delta
+	k      int
+	seqNo  uint64
+	clock  uint64
+	ver    consistency.Version
+}
+
+type simQueue []*simEvent
+
+func (q simQueue) Len() int { return len(q) }
+func (q simQueue) Less(i, j int) bool {
+	if q[i].t != q[j].t {
+		return q[i].t < q[j].t
+	}
+	return q[i].seq < q[j].seq
+}
+func (q simQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *simQueue) Push(x any)   { *q = append(*q, x.(*simEvent)) }
+func (q *simQueue) Pop() any {
+	old := *q
+	e := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return e
+}
+
+type sim struct {
+	e     *Experiment
+	st    *setupState
+	q     simQueue
+	seq   uint64
+	now   time.Duration
+	busy  time.Duration // the coordinator is busy until then
+	in    time.Duration // the coordinator's incoming link is free from then
+	out   time.Duration // its outgoing link is free from then
+	bytes int64
+	msgs  int64
+	// waitFrom[w] is when worker w last committed (-1: computing).
+	waitFrom []time.Duration
+	computing []bool
+}
+
+func (s *sim) push(ev *simEvent) {
+	s.seq++
+	ev.seq = s.seq
+	heap.Push(&s.q, ev)
+}
+
+// transmit charges a message of size bytes on a shared link that is free
+// from *link, sent at t, and returns its arrival time.
+func (s *sim) transmit(link *time.Duration, t time.Duration, size int) time.Duration {
+	start := max(t, *link)
+	*link = start + time.Duration(float64(size)/s.e.Cost.Bandwidth*1e9)
+	s.bytes += int64(size)
+	s.msgs++
+	return *link + s.e.Cost.Latency
+}
+
+func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, error) {
+	s := &sim{e: e, st: st, waitFrom: make([]time.Duration, len(st.shards)), computing: make([]bool, len(st.shards))}
+	c := st.coord
+	c.snapshot(0)
+	effs, err := c.step(0, consistency.Event{Kind: consistency.EvStart})
+	if err != nil {
+		return nil, err
+	}
+	s.deliver(0, effs)
+	for t := e.EvalEvery; t > 0 && t < e.Duration; t += e.EvalEvery {
+		s.push(&simEvent{t: t, kind: simSnapshot})
+	}
+	if e.Progress != nil {
+		for i := 1; i < 10; i++ {
+			s.push(&simEvent{t: e.Duration * time.Duration(i) / 10, kind: simProgress})
+		}
+	}
+	s.push(&simEvent{t: e.Duration, kind: simEnd})
+	for n := 0; ; n++ {
+		if n%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		ev := heap.Pop(&s.q).(*simEvent)
+		s.now = ev.t
+		switch ev.kind {
+		case simRelease:
+			s.start(ev)
+		case simDone:
+			s.done(ev)
+		case simCommit:
+			if s.busy > s.now {
+				// The coordinator handles one message at a time.
+				ev.t = s.busy
+				s.push(ev)
+				continue
+			}
+			effs, err := c.commit(s.now, ev.w, ev.seqNo, ev.clock, ev.ver, ev.delta)
+			if err != nil {
+				return nil, err
+			}
+			s.busy = s.now + time.Duration(c.applied)*e.Cost.EntryCost
+			s.deliver(s.busy, effs)
+		case simSnapshot:
+			c.snapshot(s.now)
+		case simProgress:
+			e.Progress(Progress{Sync: e.Sync, Elapsed: s.now, Of: e.Duration, Version: c.model.Version()})
+		case simEnd:
+			return s.end()
+		}
+	}
+}
+
+// deliver sends the releases among effs at time t.
+func (s *sim) deliver(t time.Duration, effs []consistency.Effect) {
+	for _, e := range effs {
+		if e.Kind != consistency.EfRelease {
+			continue
+		}
+		size := releaseSize(s.st.layout)
+		arrive := s.transmit(&s.out, t, size)
+		s.push(&simEvent{t: arrive, kind: simRelease, w: e.Worker, eff: e, params: s.st.coord.params})
+	}
+}
+
+// start begins a worker's batch when its release arrives.
+func (s *sim) start(ev *simEvent) {
+	sh := s.st.shards[ev.w]
+	s.st.coord.read(s.now, ev.eff)
+	if !s.computing[ev.w] {
+		sh.stats.Wait += s.now - s.waitFrom[ev.w]
+	}
+	s.computing[ev.w] = true
+	k := sh.points(ev.eff.Budget)
+	dur, strag := s.e.computeTime(sh, k)
+	sh.stats.Busy += dur
+	sh.stats.Paused += strag
+	s.push(&simEvent{t: s.now + dur, kind: simDone, w: ev.w, params: ev.params, k: k,
+		clock: ev.eff.Clock, ver: ev.eff.Version})
+}
+
+// done runs the batch's arithmetic and sends the commit.
+func (s *sim) done(ev *simEvent) {
+	sh := s.st.shards[ev.w]
+	d := s.st.coord.newDelta()
+	sh.process(ev.params, ev.k, d)
+	sh.stats.Points += int64(ev.k)
+	sh.stats.Commits++
+	seq := sh.nextSeq
+	sh.nextSeq++
+	s.computing[ev.w] = false
+	s.waitFrom[ev.w] = s.now
+	arrive := s.transmit(&s.in, s.now, commitSize(d))
+	s.push(&simEvent{t: arrive, kind: simCommit, w: ev.w, delta: d, seqNo: seq, clock: ev.clock, ver: ev.ver})
+}
+
+// end stops the model (the final apply flushes pending commits), takes the
+// last snapshot and counts the waits still open.
+func (s *sim) end() (*Result, error) {
+	c := s.st.coord
+	if _, err := c.step(s.now, consistency.Event{Kind: consistency.EvStop}); err != nil {
+		return nil, err
+	}
+	c.snapshot(s.now)
+	for i, sh := range s.st.shards {
+		if !s.computing[i] {
+			sh.stats.Wait += s.now - s.waitFrom[i]
+		}
+	}
+	return &Result{Sync: s.e.Sync, Clock: Virtual, Duration: s.e.Duration, BytesSent: s.bytes, Messages: s.msgs}, nil
+}
