@@ -69,7 +69,7 @@ type sim struct {
 	bytes int64
 	msgs  int64
 	// waitFrom[w] is when worker w last committed (-1: computing).
-	waitFrom []time.Duration
+	waitFrom  []time.Duration
 	computing []bool
 }
 
