@@ -1,0 +1,212 @@
+package harness_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/algorithms/kmeans"
+	"github.com/syncmodels/syncmodels/consistency"
+	"github.com/syncmodels/syncmodels/dataset"
+	"github.com/syncmodels/syncmodels/harness"
+	"github.com/syncmodels/syncmodels/trainer"
+)
+
+func blobsKMeans(t testing.TB, n int) algorithms.Algorithm {
+	t.Helper()
+	data := dataset.Blobs(rand.New(rand.NewPCG(1, 2)), n, 8, 6, 4)
+	alg, err := kmeans.New(data, kmeans.Config{K: 6, Init: "random"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return alg
+}
+
+func smallExp(alg algorithms.Algorithm, spec string) harness.Experiment {
+	return harness.Experiment{
+		Algorithm: alg, Sync: consistency.MustParse(spec), Workers: 8, Batch: 100, Seed: 3,
+		Stragglers: harness.Stragglers{Kind: harness.Injected, Count: 2, Tau: 8 * time.Millisecond, Every: 200},
+		Duration:   200 * time.Millisecond,
+	}
+}
+
+var allSpecs = []string{"bsp", "bsp:full", "ssp:0", "ssp:3", "asp", "quorum:0.75", "quorum:0.9", "quorum:3"}
+
+// Same seed ⇒ byte-identical trace and identical curve, for every model.
+func TestVirtualDeterministic(t *testing.T) {
+	alg := blobsKMeans(t, 4000)
+	for _, s := range allSpecs {
+		t.Run(s, func(t *testing.T) {
+			var traces [2]bytes.Buffer
+			var res [2]*harness.Result
+			for i := range 2 {
+				e := smallExp(alg, s)
+				e.Parallel = 1 + i // evaluation parallelism must not matter
+				r, err := harness.Run(context.Background(), e)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res[i] = r
+				if _, err := r.Trace.WriteTo(&traces[i]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !bytes.Equal(traces[0].Bytes(), traces[1].Bytes()) {
+				t.Fatal("same seed, different traces")
+			}
+			if len(res[0].Curve) != len(res[1].Curve) {
+				t.Fatalf("curves of %d and %d points", len(res[0].Curve), len(res[1].Curve))
+			}
+			for i := range res[0].Curve {
+				if res[0].Curve[i] != res[1].Curve[i] {
+					t.Fatalf("curve point %d: %+v vs %+v", i, res[0].Curve[i], res[1].Curve[i])
+				}
+			}
+			if res[0].BytesSent != res[1].BytesSent || res[0].Final != res[1].Final {
+				t.Fatal("same seed, different results")
+			}
+			if traces[0].Len() == 0 || res[0].Versions == 0 {
+				t.Fatal("empty run")
+			}
+		})
+	}
+}
+
+// BSP in the simulator computes exactly what the single-process trainer
+// computes: at every snapshot of version v, the objective equals the
+// trainer's after v iterations, bit for bit.
+func TestVirtualBSPMatchesTrainer(t *testing.T) {
+	alg := blobsKMeans(t, 4000)
+	for _, batch := range []int{0, 100} {
+		e := smallExp(alg, "bsp")
+		e.Batch = batch
+		res, err := harness.Run(context.Background(), e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := trainer.Run(context.Background(), alg, trainer.Config{Workers: e.Workers, Iters: int(res.Versions), Batch: batch, Seed: e.Seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked := 0
+		for _, p := range res.Curve {
+			if p.Version == 0 || int(p.Version) == int(res.Versions) {
+				continue // θ0, and the final flush may be a partial round
+			}
+			if got, want := p.Objective, tr.Objectives[p.Version-1]; got != want {
+				t.Fatalf("batch %d version %d: objective %v; trainer %v", batch, p.Version, got, want)
+			}
+			checked++
+		}
+		if checked < 3 {
+			t.Fatalf("batch %d: only %d snapshots compared (versions %d)", batch, checked, res.Versions)
+		}
+	}
+}
+
+// Stragglers cost BSP and not ASP: BSP's fast workers wait, ASP's do not,
+// and ASP's fast workers traverse more of their data than its stragglers.
+func TestVirtualStragglers(t *testing.T) {
+	alg := blobsKMeans(t, 4000)
+	run := func(spec string, kind harness.StragglerKind) *harness.Result {
+		e := smallExp(alg, spec)
+		e.Stragglers.Kind = kind
+		r, err := harness.Run(context.Background(), e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	bsp, asp := run("bsp", harness.Injected), run("asp", harness.Injected)
+	clean := run("bsp", harness.NoStragglers)
+	nat := run("bsp", harness.Natural)
+	if !(bsp.WaitFraction > 3*asp.WaitFraction) {
+		t.Errorf("wait fraction bsp %.3f, asp %.3f: stragglers should make BSP wait", bsp.WaitFraction, asp.WaitFraction)
+	}
+	if !(clean.Versions > bsp.Versions && clean.Versions > nat.Versions) {
+		t.Errorf("BSP versions: clean %d, injected %d, natural %d", clean.Versions, bsp.Versions, nat.Versions)
+	}
+	var strag, fast []float64
+	for _, w := range asp.Workers {
+		if w.Straggler {
+			strag = append(strag, w.Passes)
+			if w.Paused == 0 {
+				t.Errorf("straggler %+v never paused", w)
+			}
+		} else {
+			fast = append(fast, w.Passes)
+			if w.Paused != 0 {
+				t.Errorf("fast worker %+v paused", w)
+			}
+		}
+	}
+	if len(strag) != 2 {
+		t.Fatalf("%d stragglers; want 2", len(strag))
+	}
+	if fast[0] < 2*strag[0] {
+		t.Errorf("ASP passes: fast %.2f, straggler %.2f", fast[0], strag[0])
+	}
+	for _, r := range []*harness.Result{bsp, asp, clean, nat} {
+		if r.WaitFraction < 0 || r.WaitFraction > 1 {
+			t.Errorf("%v: wait fraction %v", r.Sync, r.WaitFraction)
+		}
+	}
+}
+
+func TestTimeToTarget(t *testing.T) {
+	alg := blobsKMeans(t, 4000)
+	e := smallExp(alg, "bsp")
+	r, err := harness.Run(context.Background(), e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mid := r.Curve[len(r.Curve)/2]
+	e.Target, e.HasTarget = mid.Objective, true
+	r2, err := harness.Run(context.Background(), e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r2.TimeToTarget < 0 || r2.TimeToTarget > mid.T {
+		t.Fatalf("time to target %v; the objective %v is reached at %v", r2.TimeToTarget, mid.Objective, mid.T)
+	}
+	if got := harness.TimeTo(r.Curve, -1, true); got != -1 {
+		t.Fatalf("TimeTo(unreachable) = %v", got)
+	}
+}
+
+func TestRunRejectsBadExperiments(t *testing.T) {
+	alg := blobsKMeans(t, 400)
+	bad := []func(*harness.Experiment){
+		func(e *harness.Experiment) { e.Algorithm = nil },
+		func(e *harness.Experiment) { e.Sync = consistency.Spec{} },
+		func(e *harness.Experiment) { e.Workers = 401 },
+		func(e *harness.Experiment) { e.Batch = -1 },
+		func(e *harness.Experiment) { e.Stragglers.Count = 9 },
+		func(e *harness.Experiment) { e.Stragglers.Workers = []int{8} },
+		func(e *harness.Experiment) { e.Stragglers = harness.Stragglers{Kind: harness.Natural, Slowdown: 0.5} },
+		func(e *harness.Experiment) { e.Cost.Bandwidth = -1 },
+		func(e *harness.Experiment) { e.Theta0 = []float64{1} },
+		func(e *harness.Experiment) { e.Clock = 7 },
+	}
+	for i, mut := range bad {
+		e := smallExp(alg, "bsp")
+		mut(&e)
+		if _, err := harness.Run(context.Background(), e); err == nil {
+			t.Errorf("case %d: Run accepted %+v", i, e)
+		} else if i != 8 && !errors.Is(err, harness.ErrConfig) {
+			t.Errorf("case %d: error %v does not wrap ErrConfig", i, err)
+		}
+	}
+}
+
+func TestRunHonoursContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := harness.Run(ctx, smallExp(blobsKMeans(t, 4000), "asp")); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run with a cancelled context = %v", err)
+	}
+}
