@@ -15,7 +15,7 @@ import (
 )
 
 // build constructs the algorithm the flags name over the loaded data.
-func build(f *trainFlags, d *data) (algorithms.Algorithm, error) {
+func build(f *workloadFlags, d *data) (algorithms.Algorithm, error) {
 	needDense := func() (*dataset.Dense, error) {
 		if d.dense == nil {
 			return nil, fmt.Errorf("-algo %s needs dense data (idx:, csv: or synthetic:blobs/logistic/nonneg), got %s", f.algo, d.spec)

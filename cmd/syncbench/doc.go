@@ -1,14 +1,20 @@
-// Command syncbench trains and compares synchronization models for
+// Command syncbench compares and trains synchronization models for
 // data-parallel machine learning.
 //
 // Usage:
 //
-//	syncbench [train] [flags]   train one algorithm in one process
+//	syncbench [compare] [flags]   run several sync models on one workload and compare them
+//	syncbench train [flags]       train one algorithm in one process
+//	syncbench help
 //
-// With no arguments it runs `train` on embedded synthetic data (K-means on
-// Gaussian blobs generated from a fixed seed). Run `syncbench train -h` for
-// the flags; README.md lists them with examples.
+// With no arguments it runs `compare`: BSP, SSP(3), ASP, quorum(0.9) and
+// quorum(0.75) on embedded synthetic data (logistic regression on 50,000
+// generated points) with 16 workers, 4 of which pause 32 ms after every
+// 1,000 points, in virtual time, and prints a table of time to target,
+// final objective, iterations, server versions, wait share and bytes sent.
+// Same seed, same table. docs/compare.md describes the flags and columns;
+// `syncbench train -h` and README.md describe train.
 //
 // Exit status: 0 on success, 1 when the data or the run fails (the message
-// names the file, line or iteration), 2 for a usage error.
+// names the file, line or run), 2 for a usage error.
 package main

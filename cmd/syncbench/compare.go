@@ -1,0 +1,337 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/consistency"
+	"github.com/syncmodels/syncmodels/harness"
+)
+
+// The default comparison (`syncbench` with no arguments) is logistic
+// regression (Adam, learning rate 0.005) on the 50,000×100 synthetic
+// logistic data set, 16 workers committing 500-point mini-batches, 4 of them
+// pausing τ = 32 ms after every 1,000 points (FSP paper §6.1), for 4 s of
+// virtual time per model. It takes about 5 s on two cores.
+//
+// Why this workload: K-means on the default blobs converges within the
+// first snapshot under every model, so the table shows nothing but the
+// waiting. Logistic regression keeps improving for seconds, and the table
+// shows both sides of the trade-off. BSP and quorum:0.9 (15 of 16) wait for
+// the stragglers every round: more than half their time waiting, a quarter
+// of the versions, about 4× the time to target of the same run with
+// -stragglers 0. quorum:0.75 (12 of 16) leaves the stragglers out of each
+// round and matches the straggler-free BSP. SSP(3) and ASP apply every
+// 500-point commit as its own optimizer step, so they get near the optimum
+// first, but their stale, small-batch steps stall above the best final
+// objective. The learning rate is 0.005 rather than train's 0.05 because
+// at 0.05 those per-commit Adam steps make SSP and ASP diverge. See
+// docs/compare.md.
+var compareDefaults = struct {
+	algo     string
+	lr       map[string]float64 // by algorithm, when -lr is 0
+	batch    int
+	duration time.Duration
+	syncs    string
+}{
+	algo:     "lr",
+	lr:       map[string]float64{"lr": 0.005},
+	batch:    500,
+	duration: 4 * time.Second,
+	syncs:    "bsp,ssp:3,asp,quorum:0.9,quorum:0.75",
+}
+
+// targetFraction is the share of the best run's improvement over θ0 that
+// the derived target asks for.
+const targetFraction = 0.99
+
+// compareFlags are the flags of `syncbench compare`.
+type compareFlags struct {
+	workloadFlags
+	workers       int
+	syncList      string
+	stragglers    int
+	kind          string
+	tau           time.Duration
+	every         int
+	slowdown      float64
+	target        float64
+	hasTarget     bool
+	clock         string
+	duration      time.Duration
+	evalEvery     time.Duration
+	batch         int
+	pointCost     time.Duration
+	latency       time.Duration
+	bandwidth     float64
+	shuffle       bool
+	jsonOut       bool
+	csvDir, plot  string
+	specs         []consistency.Spec
+	stragglerKind harness.StragglerKind
+	clockKind     harness.Clock
+}
+
+func (f *compareFlags) register(fs *flag.FlagSet) {
+	f.workloadFlags.register(fs, workloadDefaults{algo: compareDefaults.algo, k: 10,
+		seed: "data generation, θ0, sharding and which workers straggle"})
+	fs.IntVar(&f.workers, "workers", 16, "workers (one data shard each)")
+	fs.StringVar(&f.syncList, "sync", compareDefaults.syncs, "comma-separated sync models to compare: bsp, bsp:full, ssp:S, asp, quorum:F (fraction) or quorum:K (count)")
+	fs.IntVar(&f.stragglers, "stragglers", 4, "how many workers straggle, drawn from -seed; 0 = none")
+	fs.StringVar(&f.kind, "straggler-kind", "injected", "injected (pause -tau after every -every points) or natural (-slowdown times slower)")
+	fs.DurationVar(&f.tau, "tau", 32*time.Millisecond, "injected straggler pause")
+	fs.IntVar(&f.every, "every", 1000, "injected stragglers pause after every this many points")
+	fs.Float64Var(&f.slowdown, "slowdown", 4, "natural straggler slowdown factor (≥ 1)")
+	fs.Func("target", "objective whose first crossing is the time to target; default: 99% of the best run's improvement over θ0", func(s string) error {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("want a finite number")
+		}
+		f.target, f.hasTarget = v, true
+		return nil
+	})
+	fs.StringVar(&f.clock, "clock", "virtual", "virtual (discrete-event simulation, reproducible) or real (goroutines, real sleeps)")
+	fs.DurationVar(&f.duration, "duration", compareDefaults.duration, "how long each run lasts (virtual or real time)")
+	fs.DurationVar(&f.evalEvery, "eval-every", 0, "interval between objective snapshots; 0 = -duration/100")
+	fs.IntVar(&f.batch, "batch", compareDefaults.batch, "points per commit per worker; 0 = a full pass over the worker's shard")
+	fs.DurationVar(&f.pointCost, "point-cost", 10*time.Microsecond, "virtual compute time of one data point")
+	fs.DurationVar(&f.latency, "latency", 100*time.Microsecond, "virtual one-way message latency")
+	fs.Float64Var(&f.bandwidth, "bandwidth", 1.25e9, "virtual link bandwidth, bytes per second")
+	fs.BoolVar(&f.shuffle, "shuffle", false, "shard a seeded permutation of the points instead of contiguous blocks")
+	fs.BoolVar(&f.jsonOut, "json", false, "print JSON (the scenario and runs[] with curves and per-worker stats) instead of the table")
+	fs.StringVar(&f.csvDir, "csv", "", "also write runs.csv, curves.csv and workers.csv into this directory (created)")
+	fs.StringVar(&f.plot, "plot", "", "also write a PNG plot of objective against time to this file")
+}
+
+func (f *compareFlags) check() error {
+	if err := f.workloadFlags.check(); err != nil {
+		return err
+	}
+	if f.lr == 0 {
+		f.lr = compareDefaults.lr[f.algo]
+	}
+	switch {
+	case f.workers < 1:
+		return fmt.Errorf("-workers %d: want ≥ 1", f.workers)
+	case f.stragglers < 0 || f.stragglers > f.workers:
+		return fmt.Errorf("-stragglers %d: want 0 to -workers (%d)", f.stragglers, f.workers)
+	case f.tau < 0:
+		return fmt.Errorf("-tau %v: want ≥ 0", f.tau)
+	case f.every < 1:
+		return fmt.Errorf("-every %d: want ≥ 1", f.every)
+	case !(f.slowdown >= 1) || math.IsInf(f.slowdown, 0):
+		return fmt.Errorf("-slowdown %v: want a finite number ≥ 1", f.slowdown)
+	case f.duration <= 0:
+		return fmt.Errorf("-duration %v: want > 0", f.duration)
+	case f.evalEvery < 0 || f.evalEvery > f.duration:
+		return fmt.Errorf("-eval-every %v: want 0 (default) or at most -duration (%v)", f.evalEvery, f.duration)
+	case f.batch < 0:
+		return fmt.Errorf("-batch %d: want ≥ 0 (0 = full pass)", f.batch)
+	case f.pointCost <= 0:
+		return fmt.Errorf("-point-cost %v: want > 0", f.pointCost)
+	case f.latency < 0:
+		return fmt.Errorf("-latency %v: want ≥ 0", f.latency)
+	case !(f.bandwidth > 0) || math.IsInf(f.bandwidth, 0):
+		return fmt.Errorf("-bandwidth %v: want a finite number > 0 (bytes per second)", f.bandwidth)
+	}
+	var err error
+	f.stragglerKind, err = pick("-straggler-kind", f.kind, choice[harness.StragglerKind]{"injected", harness.Injected}, choice[harness.StragglerKind]{"natural", harness.Natural})
+	if err != nil {
+		return err
+	}
+	if f.stragglers == 0 {
+		f.stragglerKind = harness.NoStragglers
+	}
+	f.clockKind, err = pick("-clock", f.clock, choice[harness.Clock]{"virtual", harness.Virtual}, choice[harness.Clock]{"real", harness.Real})
+	if err != nil {
+		return err
+	}
+	if f.evalEvery == 0 {
+		f.evalEvery = f.duration / 100
+	}
+	f.specs = f.specs[:0]
+	for s := range strings.SplitSeq(f.syncList, ",") {
+		s = strings.TrimSpace(s)
+		spec, err := consistency.Parse(s)
+		if err != nil {
+			return fmt.Errorf("-sync %q: %v", s, err)
+		}
+		for _, o := range f.specs {
+			if o == spec {
+				return fmt.Errorf("-sync %q: %s is listed twice", f.syncList, spec)
+			}
+		}
+		f.specs = append(f.specs, spec)
+	}
+	return nil
+}
+
+// choice is one value a string flag may name.
+type choice[T any] struct {
+	name string
+	v    T
+}
+
+// pick returns the value of the choice named s, or a usage error listing
+// the names.
+func pick[T any](flagName, s string, choices ...choice[T]) (T, error) {
+	names := make([]string, len(choices))
+	for i, c := range choices {
+		if c.name == s {
+			return c.v, nil
+		}
+		names[i] = c.name
+	}
+	var zero T
+	return zero, fmt.Errorf("%s %q: want %s", flagName, s, strings.Join(names, " or "))
+}
+
+// experiment returns the harness experiment of one run.
+func (f *compareFlags) experiment(alg algorithms.Algorithm, spec consistency.Spec) harness.Experiment {
+	e := harness.Experiment{
+		Algorithm: alg, Sync: spec, Workers: f.workers, Batch: f.batch, Clock: f.clockKind,
+		Cost:     harness.CostModel{PointCost: f.pointCost, Latency: f.latency, Bandwidth: f.bandwidth},
+		Duration: f.duration, EvalEvery: f.evalEvery, Seed: f.seed, Shuffle: f.shuffle,
+		Target: f.target, HasTarget: f.hasTarget,
+	}
+	if f.stragglerKind != harness.NoStragglers {
+		e.Stragglers = harness.Stragglers{Kind: f.stragglerKind, Count: f.stragglers, Tau: f.tau, Every: f.every, Slowdown: f.slowdown}
+	}
+	return e
+}
+
+// comparison is what `syncbench compare` reports: the scenario, the target
+// and every run.
+type comparison struct {
+	f        *compareFlags
+	alg      algorithms.Algorithm
+	d        *data
+	initial  float64 // objective at θ0
+	best     float64 // best final objective over the runs
+	target   float64
+	derived  bool // target derived from the runs, not given
+	minimize bool
+	runs     []*harness.Result
+	ttt      []time.Duration // per run; -1 when not reached
+}
+
+func compare(args []string, stdout, stderr io.Writer) int {
+	var f compareFlags
+	fs := flag.NewFlagSet("syncbench compare", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f.register(fs)
+	if code, ok := parseFlags(fs, args, f.check, stderr); !ok {
+		return code
+	}
+	alg, d, err := f.load()
+	if err != nil {
+		fmt.Fprintf(stderr, "syncbench compare: %v\n", oneLine(err))
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	c, err := runComparison(ctx, &f, alg, d, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "syncbench compare: %v\n", oneLine(err))
+		return 1
+	}
+	if f.csvDir != "" {
+		if err := c.writeCSV(f.csvDir); err != nil {
+			fmt.Fprintf(stderr, "syncbench compare: %v\n", oneLine(err))
+			return 1
+		}
+	}
+	if f.plot != "" {
+		if err := c.writePlot(f.plot); err != nil {
+			fmt.Fprintf(stderr, "syncbench compare: %v\n", oneLine(err))
+			return 1
+		}
+	}
+	if f.jsonOut {
+		err = writeJSON(stdout, c.json())
+	} else {
+		err = c.writeTable(stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "syncbench compare: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// runComparison runs every sync model on the same workload and seed, then
+// fixes the target and each run's time to it. Virtual runs are independent
+// and run concurrently (results do not depend on it); real-clock runs run
+// one at a time so they do not slow each other. Progress goes to stderr:
+// one line per finished run.
+func runComparison(ctx context.Context, f *compareFlags, alg algorithms.Algorithm, d *data, stderr io.Writer) (*comparison, error) {
+	c := &comparison{f: f, alg: alg, d: d, minimize: alg.Minimize(), runs: make([]*harness.Result, len(f.specs))}
+	par := 1
+	if f.clockKind == harness.Virtual {
+		par = runtime.GOMAXPROCS(0)
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(par)
+	var mu sync.Mutex
+	done := 0
+	for i, spec := range f.specs {
+		g.Go(func() error {
+			start := time.Now()
+			res, err := harness.Run(gctx, f.experiment(alg, spec))
+			if err != nil {
+				return fmt.Errorf("%s: %w", spec, err)
+			}
+			c.runs[i] = res
+			mu.Lock()
+			done++
+			fmt.Fprintf(stderr, "syncbench compare: [%d/%d] %s: %s %s in %.1f s\n",
+				done, len(f.specs), spec, res.Clock, f.duration, time.Since(start).Seconds())
+			mu.Unlock()
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	c.initial = c.runs[0].Curve[0].Objective
+	finals := make([]float64, len(c.runs))
+	for i, r := range c.runs {
+		finals[i] = r.Final
+	}
+	c.best, c.target = deriveTarget(c.initial, finals, c.minimize)
+	c.derived = !f.hasTarget
+	if f.hasTarget {
+		c.target = f.target
+	}
+	for _, r := range c.runs {
+		c.ttt = append(c.ttt, harness.TimeTo(r.Curve, c.target, c.minimize))
+	}
+	return c, nil
+}
+
+// deriveTarget returns the best of the final objectives and the target
+// initial − targetFraction·(initial − best): targetFraction of the best
+// run's improvement over θ0, in the objective's direction. NaN finals
+// (diverged runs) are passed over; if every final is NaN, so is the target.
+func deriveTarget(initial float64, finals []float64, minimize bool) (best, target float64) {
+	best = math.NaN()
+	for _, v := range finals {
+		if !math.IsNaN(v) && (math.IsNaN(best) || minimize && v < best || !minimize && v > best) {
+			best = v
+		}
+	}
+	return best, initial - targetFraction*(initial-best)
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"fmt"
+	"image/color"
+	"os"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+// writePlot writes a PNG of objective against time, one line per sync
+// model, with the target as a dashed horizontal line.
+func (c *comparison) writePlot(path string) error {
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("%s, %d workers, %s", c.alg.Name(), c.f.workers, c.stragglerLine())
+	p.X.Label.Text = fmt.Sprintf("%s time (s)", c.f.clockKind)
+	p.Y.Label.Text = "objective"
+	p.Legend.Top = c.minimize
+	p.Add(plotter.NewGrid())
+	for i, r := range c.runs {
+		xys := make(plotter.XYs, len(r.Curve))
+		for j, pt := range r.Curve {
+			xys[j] = plotter.XY{X: pt.T.Seconds(), Y: pt.Objective}
+		}
+		l, err := plotter.NewLine(xys)
+		if err != nil {
+			return fmt.Errorf("plot %s: %w", r.Sync, err)
+		}
+		l.Color = plotutil.Color(i)
+		l.Dashes = plotutil.Dashes(i)
+		l.Width = vg.Points(1.5)
+		p.Add(l)
+		p.Legend.Add(r.Sync.String(), l)
+	}
+	t, err := plotter.NewLine(plotter.XYs{{X: 0, Y: c.target}, {X: c.f.duration.Seconds(), Y: c.target}})
+	if err != nil {
+		return fmt.Errorf("plot target: %w", err)
+	}
+	t.Color = color.Gray{Y: 96}
+	t.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
+	p.Add(t)
+	p.Legend.Add(fmt.Sprintf("target %.4g", c.target), t)
+	wt, err := p.WriterTo(8*vg.Inch, 5*vg.Inch, "png")
+	if err != nil {
+		return fmt.Errorf("plot: %w", err)
+	}
+	fh, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := wt.WriteTo(fh); err != nil {
+		fh.Close()
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	return fh.Close()
+}

@@ -1,0 +1,258 @@
+package main
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/syncmodels/syncmodels/harness"
+)
+
+// writeTable prints the scenario, the target and one row per run.
+func (c *comparison) writeTable(w io.Writer) error {
+	f := c.f
+	var b strings.Builder
+	fmt.Fprintf(&b, "syncbench compare: %s on %s\n", c.alg.Name(), c.d.describe())
+	fmt.Fprintf(&b, "%d workers, batch %s, %s\n", f.workers, batchName(f.batch), c.stragglerLine())
+	fmt.Fprintf(&b, "%s clock, %v per run, objective every %v, seed %d\n", f.clockKind, f.duration, f.evalEvery, f.seed)
+	better := "lower is better"
+	if !c.minimize {
+		better = "higher is better"
+	}
+	if c.derived {
+		fmt.Fprintf(&b, "target %.6g: %.0f%% of the best run's improvement, from %.6g at θ0 to %.6g (%s)\n",
+			c.target, 100*targetFraction, c.initial, c.best, better)
+	} else {
+		fmt.Fprintf(&b, "target %.6g (-target; %.6g at θ0, %s)\n", c.target, c.initial, better)
+	}
+	b.WriteByte('\n')
+	rows := [][]string{{"sync", "time to target", "final objective", "iterations", "server versions", "wait %", "bytes sent"}}
+	for i, r := range c.runs {
+		ttt := "not reached"
+		if c.ttt[i] >= 0 {
+			ttt = fmt.Sprintf("%.3f s", c.ttt[i].Seconds())
+		}
+		rows = append(rows, []string{
+			r.Sync.String(), ttt, fmt.Sprintf("%.6g", r.Final), fmt.Sprintf("%.1f", r.Iterations),
+			fmt.Sprint(r.Versions), fmt.Sprintf("%.1f%%", 100*r.WaitFraction), formatBytes(r.BytesSent),
+		})
+	}
+	writeColumns(&b, rows)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// stragglerLine describes the stragglers.
+func (c *comparison) stragglerLine() string {
+	f := c.f
+	if f.stragglerKind == harness.NoStragglers {
+		return "no stragglers"
+	}
+	var ws []string
+	for i, s := range c.runs[0].Workers {
+		if s.Straggler {
+			ws = append(ws, strconv.Itoa(i))
+		}
+	}
+	who := fmt.Sprintf("%d %s stragglers (workers %s)", f.stragglers, f.stragglerKind, strings.Join(ws, ", "))
+	if len(ws) == 1 {
+		who = fmt.Sprintf("1 %s straggler (worker %s)", f.stragglerKind, ws[0])
+	}
+	if f.stragglerKind == harness.Natural {
+		return fmt.Sprintf("%s %g× slower", who, f.slowdown)
+	}
+	return fmt.Sprintf("%s pausing %v every %d points", who, f.tau, f.every)
+}
+
+// writeColumns writes rows as aligned columns: the first left-aligned, the
+// others right-aligned, two spaces apart.
+func writeColumns(b *strings.Builder, rows [][]string) {
+	width := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for j, s := range r {
+			width[j] = max(width[j], len([]rune(s)))
+		}
+	}
+	for _, r := range rows {
+		for j, s := range r {
+			pad := strings.Repeat(" ", width[j]-len([]rune(s)))
+			switch {
+			case j == 0:
+				b.WriteString(s + pad)
+			default:
+				b.WriteString("  " + pad + s)
+			}
+		}
+		b.WriteByte('\n')
+	}
+}
+
+// formatBytes writes n in decimal units.
+func formatBytes(n int64) string {
+	const unit = 1000
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	v, i := float64(n)/unit, 0
+	for v >= unit && i < 3 {
+		v /= unit
+		i++
+	}
+	return fmt.Sprintf("%.1f %cB", v, "kMGT"[i])
+}
+
+// compareJSON is the -json output of `syncbench compare`.
+type compareJSON struct {
+	Scenario         scenarioJSON `json:"scenario"`
+	InitialObjective float64      `json:"initial_objective"`
+	Minimize         bool         `json:"minimize"`
+	Target           float64      `json:"target"`
+	TargetDerived    bool         `json:"target_derived"`
+	Runs             []runJSON    `json:"runs"`
+}
+
+type scenarioJSON struct {
+	workloadJSON
+	Stragglers       int      `json:"stragglers"`
+	StragglerKind    string   `json:"straggler_kind"`
+	StragglerWorkers []int    `json:"straggler_workers"`
+	TauS             float64  `json:"tau_s"`
+	Every            int      `json:"every"`
+	Slowdown         float64  `json:"slowdown"`
+	Clock            string   `json:"clock"`
+	DurationS        float64  `json:"duration_s"`
+	EvalEveryS       float64  `json:"eval_every_s"`
+	PointCostS       float64  `json:"point_cost_s"`
+	LatencyS         float64  `json:"latency_s"`
+	Bandwidth        float64  `json:"bandwidth"`
+	Sync             []string `json:"sync"`
+}
+
+type runJSON struct {
+	Sync           string       `json:"sync"`
+	TimeToTargetS  *float64     `json:"time_to_target_s"`
+	FinalObjective float64      `json:"final_objective"`
+	Iterations     float64      `json:"iterations"`
+	Versions       uint64       `json:"versions"`
+	WaitFraction   float64      `json:"wait_fraction"`
+	BytesSent      int64        `json:"bytes_sent"`
+	Messages       int64        `json:"messages"`
+	Curve          []pointJSON  `json:"curve"`
+	Workers        []workerJSON `json:"workers"`
+}
+
+type pointJSON struct {
+	TS        float64 `json:"t_s"`
+	Objective float64 `json:"objective"`
+	Version   uint64  `json:"version"`
+	Points    int64   `json:"points"`
+}
+
+type workerJSON struct {
+	Worker    int     `json:"worker"`
+	Straggler bool    `json:"straggler"`
+	Points    int64   `json:"points"`
+	Passes    float64 `json:"passes"`
+	Commits   int     `json:"commits"`
+	BusyS     float64 `json:"busy_s"`
+	PausedS   float64 `json:"paused_s"`
+	WaitS     float64 `json:"wait_s"`
+}
+
+func (c *comparison) json() compareJSON {
+	f := c.f
+	out := compareJSON{
+		Scenario: scenarioJSON{
+			workloadJSON: f.workloadJSON(c.alg, c.d, f.workers, f.batch),
+			Stragglers:   f.stragglers, StragglerKind: f.stragglerKind.String(), StragglerWorkers: []int{},
+			TauS: f.tau.Seconds(), Every: f.every, Slowdown: f.slowdown, Clock: f.clockKind.String(),
+			DurationS: f.duration.Seconds(), EvalEveryS: f.evalEvery.Seconds(), PointCostS: f.pointCost.Seconds(),
+			LatencyS: f.latency.Seconds(), Bandwidth: f.bandwidth,
+		},
+		InitialObjective: c.initial, Minimize: c.minimize, Target: c.target, TargetDerived: c.derived,
+	}
+	if f.stragglerKind == harness.NoStragglers {
+		out.Scenario.Stragglers = 0
+	}
+	for i, s := range c.runs[0].Workers {
+		if s.Straggler {
+			out.Scenario.StragglerWorkers = append(out.Scenario.StragglerWorkers, i)
+		}
+	}
+	for i, r := range c.runs {
+		out.Scenario.Sync = append(out.Scenario.Sync, r.Sync.String())
+		rj := runJSON{
+			Sync: r.Sync.String(), FinalObjective: r.Final, Iterations: r.Iterations, Versions: uint64(r.Versions),
+			WaitFraction: r.WaitFraction, BytesSent: r.BytesSent, Messages: r.Messages,
+		}
+		if c.ttt[i] >= 0 {
+			s := c.ttt[i].Seconds()
+			rj.TimeToTargetS = &s
+		}
+		for _, p := range r.Curve {
+			rj.Curve = append(rj.Curve, pointJSON{TS: p.T.Seconds(), Objective: p.Objective, Version: uint64(p.Version), Points: p.Points})
+		}
+		for w, s := range r.Workers {
+			rj.Workers = append(rj.Workers, workerJSON{
+				Worker: w, Straggler: s.Straggler, Points: s.Points, Passes: s.Passes, Commits: s.Commits,
+				BusyS: s.Busy.Seconds(), PausedS: s.Paused.Seconds(), WaitS: s.Wait.Seconds(),
+			})
+		}
+		out.Runs = append(out.Runs, rj)
+	}
+	return out
+}
+
+// writeCSV writes runs.csv, curves.csv and workers.csv into dir, creating
+// it.
+func (c *comparison) writeCSV(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	j := c.json()
+	runs := [][]string{{"sync", "time_to_target_s", "final_objective", "iterations", "versions", "wait_fraction", "bytes_sent", "messages", "target"}}
+	curves := [][]string{{"sync", "t_s", "objective", "version", "points"}}
+	workers := [][]string{{"sync", "worker", "straggler", "points", "passes", "commits", "busy_s", "paused_s", "wait_s"}}
+	for _, r := range j.Runs {
+		ttt := ""
+		if r.TimeToTargetS != nil {
+			ttt = ftoa(*r.TimeToTargetS)
+		}
+		runs = append(runs, []string{r.Sync, ttt, ftoa(r.FinalObjective), ftoa(r.Iterations), utoa(r.Versions),
+			ftoa(r.WaitFraction), itoa(r.BytesSent), itoa(r.Messages), ftoa(j.Target)})
+		for _, p := range r.Curve {
+			curves = append(curves, []string{r.Sync, ftoa(p.TS), ftoa(p.Objective), utoa(p.Version), itoa(p.Points)})
+		}
+		for _, w := range r.Workers {
+			workers = append(workers, []string{r.Sync, strconv.Itoa(w.Worker), strconv.FormatBool(w.Straggler),
+				itoa(w.Points), ftoa(w.Passes), strconv.Itoa(w.Commits), ftoa(w.BusyS), ftoa(w.PausedS), ftoa(w.WaitS)})
+		}
+	}
+	for name, rows := range map[string][][]string{"runs.csv": runs, "curves.csv": curves, "workers.csv": workers} {
+		if err := writeCSVFile(filepath.Join(dir, name), rows); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeCSVFile(path string, rows [][]string) error {
+	fh, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(fh)
+	if err := w.WriteAll(rows); err != nil {
+		fh.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return fh.Close()
+}
+
+func ftoa(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+func itoa(v int64) string   { return strconv.FormatInt(v, 10) }
+func utoa(v uint64) string  { return strconv.FormatUint(v, 10) }
