@@ -86,7 +86,7 @@ type compareFlags struct {
 }
 
 func (f *compareFlags) register(fs *flag.FlagSet) {
-	f.workloadFlags.register(fs, workloadDefaults{algo: compareDefaults.algo, k: 10,
+	f.workloadFlags.register(fs, workloadDefaults{algo: compareDefaults.algo, k: 10, lr: fmt.Sprintf("%g for lr, the algorithm's default for the others", compareDefaults.lr["lr"]),
 		seed: "data generation, θ0, sharding and which workers straggle"})
 	fs.IntVar(&f.workers, "workers", 16, "workers (one data shard each)")
 	fs.StringVar(&f.syncList, "sync", compareDefaults.syncs, "comma-separated sync models to compare: bsp, bsp:full, ssp:S, asp, quorum:F (fraction) or quorum:K (count)")

@@ -39,7 +39,7 @@ func train(args []string, stdout, stderr io.Writer) int {
 	var f trainFlags
 	fs := flag.NewFlagSet("syncbench train", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	f.register(fs, workloadDefaults{algo: "kmeans", k: 10, seed: "data generation, initialisation, sharding"})
+	f.register(fs, workloadDefaults{algo: "kmeans", k: 10, lr: "the algorithm's default", seed: "data generation, initialisation, sharding"})
 	fs.IntVar(&f.iters, "iters", 20, "iterations (server steps)")
 	fs.IntVar(&f.batch, "batch", -1, "points per worker per iteration; 0 = full pass; -1 = the algorithm's default (full pass; pmf 5000 ratings)")
 	fs.IntVar(&f.evalEvery, "eval-every", 1, "evaluate the objective (one pass over the data) every N iterations and after the last")

@@ -25,6 +25,8 @@ type workloadFlags struct {
 type workloadDefaults struct {
 	algo string
 	k    int
+	// lr is what the -lr help says 0 means.
+	lr string
 	// seed is what the -seed help says the seed drives.
 	seed string
 }
@@ -36,7 +38,7 @@ func (f *workloadFlags) register(fs *flag.FlagSet, def workloadDefaults) {
 	fs.IntVar(&f.dim, "dim", 0, "dimension of synthetic data; 0 = generator default")
 	fs.IntVar(&f.k, "k", def.k, "clusters (kmeans, gmm, fcm)")
 	fs.IntVar(&f.rank, "rank", 10, "factor rank (pmf, nmf)")
-	fs.Float64Var(&f.lr, "lr", 0, "learning rate (lr, pmf, nmf); 0 = the algorithm's default")
+	fs.Float64Var(&f.lr, "lr", 0, "learning rate (lr, pmf, nmf); 0 = "+def.lr)
 	fs.Float64Var(&f.l2, "l2", -1, "L2 coefficient λ (lr, pmf); negative = the algorithm's default")
 	fs.StringVar(&f.optimizer, "optimizer", "", "optimizer for lr, pmf, nmf: sgd, momentum, nesterov or adam; empty = the algorithm's default")
 	fs.StringVar(&f.init, "init", "kmeans++", "initial centers for kmeans, gmm, fcm: first (the first k points), random or kmeans++")
