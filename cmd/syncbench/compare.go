@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -25,7 +26,7 @@ import (
 // regression (Adam, learning rate 0.005) on the 50,000×100 synthetic
 // logistic data set, 16 workers committing 500-point mini-batches, 4 of them
 // pausing τ = 32 ms after every 1,000 points (FSP paper §6.1), for 4 s of
-// virtual time per model. It takes about 5 s on two cores.
+// virtual time per model. It takes 2–5 s on two cores.
 //
 // Why this workload: K-means on the default blobs converges within the
 // first snapshot under every model, so the table shows nothing but the
@@ -237,6 +238,9 @@ func compare(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	alg, d, err := f.load()
+	if err == nil {
+		err = f.prepareOutputs()
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "syncbench compare: %v\n", oneLine(err))
 		return 1
@@ -270,6 +274,25 @@ func compare(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// prepareOutputs creates the -csv directory and checks that the -plot
+// file's directory exists, so a bad path fails before the runs, not after.
+func (f *compareFlags) prepareOutputs() error {
+	if f.csvDir != "" {
+		if err := os.MkdirAll(f.csvDir, 0o755); err != nil {
+			return err
+		}
+	}
+	if f.plot != "" {
+		dir := filepath.Dir(f.plot)
+		if st, err := os.Stat(dir); err != nil {
+			return fmt.Errorf("-plot %s: %w", f.plot, err)
+		} else if !st.IsDir() {
+			return fmt.Errorf("-plot %s: %s is not a directory", f.plot, dir)
+		}
+	}
+	return nil
 }
 
 // runComparison runs every sync model on the same workload and seed, then

@@ -338,7 +338,7 @@ func TestCompareErrors(t *testing.T) {
 			t.Errorf("syncbench %v: exit %d, stderr %q; want exit %d and one line mentioning %q", args, code, errs, tc.code, tc.want)
 		}
 	}
-	// The output paths are checked after the runs: a runtime error.
+	// Bad output paths are runtime errors, found before the runs.
 	file := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)

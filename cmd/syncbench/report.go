@@ -207,12 +207,9 @@ func (c *comparison) json() compareJSON {
 	return out
 }
 
-// writeCSV writes runs.csv, curves.csv and workers.csv into dir, creating
-// it.
+// writeCSV writes runs.csv, curves.csv and workers.csv into dir, which
+// exists (prepareOutputs).
 func (c *comparison) writeCSV(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
 	j := c.json()
 	runs := [][]string{{"sync", "time_to_target_s", "final_objective", "iterations", "versions", "wait_fraction", "bytes_sent", "messages", "target"}}
 	curves := [][]string{{"sync", "t_s", "objective", "version", "points"}}
