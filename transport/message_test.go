@@ -281,6 +281,10 @@ func TestUnmarshalMalformed(t *testing.T) {
 // never panics.
 func TestUnmarshalTruncatedAndFlipped(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 2))
+	truncated, flipped, refused := 0, 0, 0
+	defer func() {
+		t.Logf("%d truncated encodings refused; %d of %d with a flipped byte refused, the rest valid", truncated, refused, flipped)
+	}()
 	for _, tl := range testLayouts {
 		for i := range 50 {
 			m := transporttest.RandomMessage(rng, tl.l, transport.Kinds()[i%len(transport.Kinds())])
@@ -292,11 +296,21 @@ func TestUnmarshalTruncatedAndFlipped(t *testing.T) {
 				if _, err := transport.Unmarshal(b[:n], tl.l); !errors.Is(err, transport.ErrMalformed) {
 					t.Fatalf("%s: Unmarshal of %d of %d bytes of %v = %v; want ErrMalformed", tl.name, n, len(b), m, err)
 				}
+				truncated++
 			}
-			c := bytes.Clone(b)
-			j := rng.IntN(len(c))
-			c[j] ^= byte(1 + rng.IntN(255))
-			if got, err := transport.Unmarshal(c, tl.l); err == nil {
+			for range 10 {
+				c := bytes.Clone(b)
+				j := rng.IntN(len(c))
+				c[j] ^= byte(1 + rng.IntN(255))
+				flipped++
+				got, err := transport.Unmarshal(c, tl.l)
+				if err != nil {
+					if !errors.Is(err, transport.ErrMalformed) && !errors.Is(err, algorithms.ErrLayout) {
+						t.Fatalf("Unmarshal of a damaged message = %v; want ErrMalformed or ErrLayout", err)
+					}
+					refused++
+					continue
+				}
 				if err := got.Validate(tl.l); err != nil {
 					t.Fatalf("Unmarshal accepted a message Validate refuses: %v", err)
 				}
@@ -337,5 +351,22 @@ func TestKindString(t *testing.T) {
 	}
 	if got := fmt.Sprint(transport.Coordinator, " ", transport.NodeID(4)); got != "coordinator worker 4" {
 		t.Errorf("NodeID strings = %q", got)
+	}
+}
+
+// Size and Validate do not allocate, so a simulator can call them per
+// message.
+func TestSizeValidateAllocs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, tl := range testLayouts {
+		for _, k := range []transport.Kind{transport.Release, transport.Commit, transport.Leave} {
+			m := transporttest.RandomMessage(rng, tl.l, k)
+			if a := testing.AllocsPerRun(20, func() { m.Size() }); a != 0 {
+				t.Errorf("%s: Size(%v) allocates %v times", tl.name, m, a)
+			}
+			if a := testing.AllocsPerRun(20, func() { _ = m.Validate(tl.l) }); a != 0 {
+				t.Errorf("%s: Validate(%v) allocates %v times", tl.name, m, a)
+			}
+		}
 	}
 }

@@ -50,8 +50,8 @@ type Endpoint interface {
 	// Message.Validate), when its encoding is larger than the transport's
 	// limit (ErrTooLarge), when m.To names a node that was never opened
 	// (ErrUnknownNode), after Close (ErrClosed), and when ctx is done
-	// before the message could be queued (ctx.Err()). Every error names
-	// the message's kind and destination.
+	// before the message could be queued (ctx.Err(), unwrapped). Every
+	// other error names the message's kind and destination.
 	Send(ctx context.Context, m *Message) error
 
 	// Recv returns the next message delivered to this node, blocking until

@@ -19,6 +19,10 @@ const (
 	DefaultInbox = 1024
 )
 
+// maxLatency bounds Delay + Jitter (about 146 years), so arrival times do
+// not overflow.
+const maxLatency = 1 << 62
+
 // ErrConfig reports an invalid Config.
 var ErrConfig = errors.New("inproc: invalid config")
 
@@ -36,7 +40,8 @@ type Config struct {
 	// different senders interleave. Default 0.
 	Seed uint64
 
-	// Delay is the latency of every message. Default 0.
+	// Delay is the latency of every message. Default 0. Delay + Jitter
+	// must be below 2^62 ns.
 	Delay time.Duration
 	// Jitter adds a per-message latency drawn uniformly from [0, Jitter).
 	// Messages are delivered in order of arrival time, so jitter reorders
@@ -58,7 +63,8 @@ type Config struct {
 	Inbox int
 
 	// Clock supplies the time for delays. Default (nil) the real clock,
-	// which testing/synctest fakes inside a bubble.
+	// which testing/synctest fakes inside a bubble: there, create the
+	// network and open its endpoints inside the bubble.
 	Clock Clock
 }
 
@@ -95,6 +101,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("inproc: Delay %v is negative: %w", c.Delay, ErrConfig)
 	case c.Jitter < 0:
 		return fmt.Errorf("inproc: Jitter %v is negative: %w", c.Jitter, ErrConfig)
+	case c.Delay > maxLatency || c.Jitter > maxLatency-c.Delay:
+		return fmt.Errorf("inproc: Delay %v + Jitter %v exceeds %v: %w", c.Delay, c.Jitter, time.Duration(maxLatency), ErrConfig)
 	case !(c.Drop >= 0 && c.Drop <= 1):
 		return fmt.Errorf("inproc: Drop %v is not a probability in [0, 1]: %w", c.Drop, ErrConfig)
 	case !(c.Duplicate >= 0 && c.Duplicate <= 1):

@@ -60,6 +60,7 @@ func TestConfig(t *testing.T) {
 		{"negative block", inproc.Config{Layout: algorithms.Layout{Delta: 4, Block: -1}}},
 		{"negative delay", inproc.Config{Layout: l, Delay: -1}},
 		{"negative jitter", inproc.Config{Layout: l, Jitter: -time.Second}},
+		{"delay overflows", inproc.Config{Layout: l, Delay: 1 << 62, Jitter: 1}},
 		{"drop 1.5", inproc.Config{Layout: l, Drop: 1.5}},
 		{"drop NaN", inproc.Config{Layout: l, Drop: nan()}},
 		{"duplicate -0.1", inproc.Config{Layout: l, Duplicate: -0.1}},
@@ -380,5 +381,49 @@ func TestErrorsNameTheMessage(t *testing.T) {
 		if got := fmt.Sprint(err); len(got) < len(tc.want) || got[:len(tc.want)] != tc.want {
 			t.Errorf("Send(%v) = %q; want %q…", tc.m, got, tc.want)
 		}
+	}
+}
+
+// With jitter, arrival times depend only on the seed and each sender's own
+// Sends, so even concurrent senders give the same trace every run.
+func TestTraceDeterministic(t *testing.T) {
+	trace := func(seed uint64) []string {
+		var got []string
+		synctest.Test(t, func(t *testing.T) {
+			nw := newNetwork(t, inproc.Config{Seed: seed, Delay: time.Millisecond, Jitter: 20 * time.Millisecond, Drop: 0.1, Duplicate: 0.1})
+			c, _ := nw.Open(transport.Coordinator)
+			for i := range 4 {
+				w, _ := nw.Open(transport.NodeID(i))
+				go func() {
+					for seq := range uint64(50) {
+						if err := w.Send(t.Context(), &transport.Message{Kind: transport.Progress, To: transport.Coordinator, Seq: seq}); err != nil {
+							t.Error(err)
+						}
+						time.Sleep(time.Duration(i+1) * 700 * time.Microsecond)
+					}
+				}()
+			}
+			start := time.Now()
+			ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+			defer cancel()
+			for {
+				m, err := c.Recv(ctx)
+				if err != nil {
+					break
+				}
+				got = append(got, fmt.Sprintf("%v %v#%d", time.Since(start), m.From, m.Seq))
+			}
+		})
+		return got
+	}
+	a, b := trace(9), trace(9)
+	if !slices.Equal(a, b) {
+		t.Errorf("same seed, different traces:\n%v\n%v", a, b)
+	}
+	if len(a) < 150 {
+		t.Errorf("only %d messages arrived", len(a))
+	}
+	if c := trace(10); slices.Equal(a, c) {
+		t.Errorf("seeds 9 and 10 gave the same trace")
 	}
 }
