@@ -58,7 +58,8 @@
 // Unmarshal validates every byte of it against the layout the receiver
 // expects; Message.Validate applies the same rules to a message before it
 // is encoded; Message.Size is the exact encoded length, computed without
-// encoding, so a simulator charges the same bytes the transport sends.
+// encoding, so a simulator charges the same bytes the transport sends, and
+// Message.MaxSize a constant-time upper bound for size limits.
 //
 // # Design choices
 //

@@ -195,12 +195,7 @@ const (
 // error wrapping ErrMalformed (a NaN or ±Inf value also wraps an
 // *algorithms.NonFiniteError), and b is returned unchanged.
 func (m *Message) AppendBinary(b []byte) ([]byte, error) {
-	return m.appendFrom(b, m.From)
-}
-
-// appendFrom is AppendBinary with From replaced by from.
-func (m *Message) appendFrom(b []byte, from NodeID) ([]byte, error) {
-	if err := m.checkHeader(from); err != nil {
+	if err := m.checkHeader(); err != nil {
 		return b, err
 	}
 	for i, x := range m.Params {
@@ -209,9 +204,9 @@ func (m *Message) appendFrom(b []byte, from NodeID) ([]byte, error) {
 		}
 	}
 	start := len(b)
-	b = slices.Grow(b, m.headerSize(from)+8*len(m.Params)+1)
+	b = slices.Grow(b, m.headerSize()+8*len(m.Params)+1)
 	b = append(b, FormatVersion, byte(m.Kind))
-	b = binary.AppendVarint(b, int64(from))
+	b = binary.AppendVarint(b, int64(m.From))
 	b = binary.AppendVarint(b, int64(m.To))
 	b = binary.AppendUvarint(b, m.Job)
 	b = binary.AppendUvarint(b, uint64(m.Incarnation))
@@ -239,12 +234,12 @@ func (m *Message) appendFrom(b []byte, from NodeID) ([]byte, error) {
 
 // checkHeader checks the layout-independent rules on everything but the
 // values of Params and Delta.
-func (m *Message) checkHeader(from NodeID) error {
+func (m *Message) checkHeader() error {
 	switch {
 	case !m.Kind.Valid():
 		return m.errorf("unknown kind %d: %w", uint8(m.Kind), ErrMalformed)
-	case !from.Valid():
-		return m.errorf("From %d is not a node ID in [-1, %d]: %w", int(from), int(MaxNode), ErrMalformed)
+	case !m.From.Valid():
+		return m.errorf("From %d is not a node ID in [-1, %d]: %w", int(m.From), int(MaxNode), ErrMalformed)
 	case !m.To.Valid():
 		return m.errorf("To %d is not a node ID in [-1, %d]: %w", int(m.To), int(MaxNode), ErrMalformed)
 	case m.Points < 0:
@@ -279,7 +274,7 @@ func (m *Message) Validate(l algorithms.Layout) error {
 	if err := m.checkShape(l); err != nil {
 		return err
 	}
-	if err := m.checkHeader(m.From); err != nil {
+	if err := m.checkHeader(); err != nil {
 		return err
 	}
 	for i, x := range m.Params {
@@ -288,8 +283,12 @@ func (m *Message) Validate(l algorithms.Layout) error {
 		}
 	}
 	if m.Delta != nil {
-		if err := m.Delta.CheckFinite(); err != nil {
-			return m.errorf("delta: %w: %w", err, ErrMalformed)
+		for lo, hi := range spans(m.Delta) {
+			for i, x := range m.Delta.Vec[lo:hi] {
+				if !finite(x) {
+					return m.errorf("delta: %w: %w", &algorithms.NonFiniteError{What: "delta", Index: lo + i, Value: x}, ErrMalformed)
+				}
+			}
 		}
 	}
 	return nil
@@ -320,22 +319,31 @@ func checkLayout(l algorithms.Layout) error {
 
 // Size returns the length of m's encoding, len(m.AppendBinary(nil)),
 // without encoding: in constant time plus time proportional to the delta's
-// live entries, with no allocation. For a message that AppendBinary refuses
+// live entries (about a third of encoding's), with no allocation. For a message that AppendBinary refuses
 // the result is meaningless. Like AppendBinary (and Delta.Range), Size may
 // sort the delta's list of live blocks.
-func (m *Message) Size() int { return m.sizeFrom(m.From) }
-
-func (m *Message) sizeFrom(from NodeID) int {
-	n := m.headerSize(from) + 8*len(m.Params) + 1
+func (m *Message) Size() int {
+	n := m.headerSize() + 8*len(m.Params) + 1
 	if m.Delta != nil {
 		n += deltaSize(m.Delta)
 	}
 	return n
 }
 
+// MaxSize returns an upper bound of Size in constant time: the size with
+// the delta, if any, in its dense form. A transport compares it with its
+// limit and computes Size only when the bound exceeds the limit.
+func (m *Message) MaxSize() int {
+	n := m.headerSize() + 8*len(m.Params) + 1
+	if d := m.Delta; d != nil {
+		n += 2 + uvarintLen(uint64(d.Len())) + uvarintLen(uint64(d.BlockWidth())) + uvarintLen(uint64(d.Count)) + 8*d.Len()
+	}
+	return n
+}
+
 // headerSize is the length of everything before the params' values.
-func (m *Message) headerSize(from NodeID) int {
-	return 2 + varintLen(int64(from)) + varintLen(int64(m.To)) +
+func (m *Message) headerSize() int {
+	return 2 + varintLen(int64(m.From)) + varintLen(int64(m.To)) +
 		uvarintLen(m.Job) + uvarintLen(uint64(m.Incarnation)) + uvarintLen(m.Seq) +
 		uvarintLen(m.Version) + uvarintLen(m.Clock) + varintLen(m.Budget) + uvarintLen(uint64(m.Points)) +
 		uvarintLen(uint64(len(m.Reason))) + len(m.Reason) + uvarintLen(uint64(len(m.Params)))

@@ -52,6 +52,9 @@ func TestRoundTrip(t *testing.T) {
 				if got := m.Size(); got != len(b) {
 					t.Fatalf("Size(%v) = %d; want len(AppendBinary) = %d", m, got, len(b))
 				}
+				if ms := m.MaxSize(); ms < len(b) || m.Delta == nil && ms != len(b) {
+					t.Fatalf("MaxSize(%v) = %d; Size %d", m, ms, len(b))
+				}
 				got, err := transport.Unmarshal(b, tl.l)
 				if err != nil {
 					t.Fatalf("Unmarshal(AppendBinary(%v)) = %v", m, err)

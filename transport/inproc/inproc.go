@@ -216,8 +216,10 @@ func (e *endpoint) Send(ctx context.Context, m *transport.Message) error {
 	if err := mm.Validate(e.net.cfg.Layout); err != nil {
 		return fmt.Errorf("inproc: %v: send: %w", mm.From, err)
 	}
-	if size := mm.Size(); size > e.net.cfg.MaxMessage {
-		return fail(fmt.Errorf("%d bytes exceed the limit of %d: %w", size, e.net.cfg.MaxMessage, transport.ErrTooLarge))
+	if max := e.net.cfg.MaxMessage; mm.MaxSize() > max {
+		if size := mm.Size(); size > max {
+			return fail(fmt.Errorf("%d bytes exceed the limit of %d: %w", size, max, transport.ErrTooLarge))
+		}
 	}
 	dst, dstEp := e.net.lookup(mm.To)
 	if dst == nil {
