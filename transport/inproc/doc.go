@@ -7,11 +7,11 @@
 //
 // # The link
 //
-// A Send that passes validation draws four numbers from the sending
-// endpoint's random stream, whatever the configuration: whether the
-// message is dropped (probability Drop), whether it is duplicated
-// (probability Duplicate, for a message not dropped), and the jitter of
-// each copy, uniform in [0, Jitter). A copy arrives Delay plus its jitter
+// A Send that is accepted (a valid message to a node opened before) draws
+// four numbers from the sending endpoint's random stream, whatever the
+// configuration: whether the message is dropped (probability Drop),
+// whether it is duplicated (probability Duplicate, for a message not
+// dropped), and the jitter of each copy, uniform in [0, Jitter). A copy arrives Delay plus its jitter
 // after the Send. Each opening of a node has its own PCG stream (from Seed,
 // the node ID and the number of earlier openings), so a sender's losses
 // depend only on the seed and its own sequence of Sends — not on other

@@ -216,9 +216,9 @@ func (e *endpoint) Send(ctx context.Context, m *transport.Message) error {
 	if err := mm.Validate(e.net.cfg.Layout); err != nil {
 		return fmt.Errorf("inproc: %v: send: %w", mm.From, err)
 	}
-	if max := e.net.cfg.MaxMessage; mm.MaxSize() > max {
-		if size := mm.Size(); size > max {
-			return fail(fmt.Errorf("%d bytes exceed the limit of %d: %w", size, max, transport.ErrTooLarge))
+	if limit := e.net.cfg.MaxMessage; mm.MaxSize() > limit {
+		if size := mm.Size(); size > limit {
+			return fail(fmt.Errorf("%d bytes exceed the limit of %d: %w", size, limit, transport.ErrTooLarge))
 		}
 	}
 	dst, dstEp := e.net.lookup(mm.To)
