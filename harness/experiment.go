@@ -10,6 +10,7 @@ import (
 
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/consistency"
+	"github.com/syncmodels/syncmodels/transport"
 )
 
 // ErrConfig reports an invalid experiment.
@@ -126,6 +127,14 @@ type Experiment struct {
 	// Parallel bounds the goroutines used to evaluate objectives. It
 	// does not change results. Default GOMAXPROCS.
 	Parallel int
+	// Network, if set, makes the Real runtime's transport for a layout.
+	// Default an in-process network (transport/inproc) without delays or
+	// losses, seeded with Seed.
+	Network func(algorithms.Layout) (transport.Transport, error)
+	// Retry is how long a Real worker waits for an acknowledgement or a
+	// release before it retransmits its commit or sends a heartbeat.
+	// Default 20 ms.
+	Retry time.Duration
 	// Progress, if set, is called from the run's goroutine every ~10% of
 	// Duration.
 	Progress func(Progress)

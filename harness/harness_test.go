@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/syncmodels/syncmodels/algorithms"
@@ -80,10 +81,21 @@ func TestVirtualDeterministic(t *testing.T) {
 // computes: at every snapshot of version v, the objective equals the
 // trainer's after v iterations, bit for bit.
 func TestVirtualBSPMatchesTrainer(t *testing.T) {
+	testBSPMatchesTrainer(t, harness.Virtual)
+}
+
+// The same holds on goroutines: BSP's result does not depend on timing.
+func TestRealBSPMatchesTrainer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) { testBSPMatchesTrainer(t, harness.Real) })
+}
+
+func testBSPMatchesTrainer(t *testing.T, clock harness.Clock) {
 	alg := blobsKMeans(t, 4000)
 	for _, batch := range []int{0, 100} {
 		e := smallExp(alg, "bsp")
 		e.Batch = batch
+		e.Clock = clock
+		e.Network = delayed(200 * time.Microsecond)
 		res, err := harness.Run(context.Background(), e)
 		if err != nil {
 			t.Fatal(err)

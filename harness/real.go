@@ -3,8 +3,355 @@ package harness
 import (
 	"context"
 	"errors"
+	"fmt"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/consistency"
+	"github.com/syncmodels/syncmodels/transport"
+	"github.com/syncmodels/syncmodels/transport/inproc"
 )
 
+// The real-time runtime: the coordinator (this goroutine) drives the same
+// coordinator state as the simulator; each worker is a goroutine; they talk
+// only through a transport.Transport, so the messages are serialized and
+// counted, and an unreliable link (inproc with drops, duplicates, jitter)
+// exercises the protocol:
+//
+//   - Every commit carries the worker's sequence number. The coordinator
+//     acknowledges it; a duplicate (a retransmission) is acknowledged again
+//     and never applied twice (the model refuses it with ErrDuplicate).
+//   - A worker retransmits its commit every Retry until it is
+//     acknowledged, or until a later release shows it was accepted.
+//   - A waiting worker sends a heartbeat every Retry naming the clock it
+//     waits for; the coordinator re-sends that release if it was sent (and
+//     so possibly lost). Releases of a clock already started are ignored.
+//
+// The trace's read records are written when the coordinator sends a
+// release: the version a worker computes on is fixed then.
+
+// realDefaults fills the real runtime's defaults.
+func (e *Experiment) realDefaults() {
+	if e.Retry == 0 {
+		e.Retry = 20 * time.Millisecond
+	}
+}
+
 func runReal(ctx context.Context, e *Experiment, st *setupState) (*Result, error) {
-	return nil, errors.New("harness: real clock not implemented yet")
+	e.realDefaults()
+	var tr transport.Transport
+	var err error
+	if e.Network != nil {
+		tr, err = e.Network(st.layout)
+	} else {
+		tr, err = inproc.New(inproc.Config{Layout: st.layout, Seed: e.Seed})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("harness: transport: %w", err)
+	}
+	defer tr.Close()
+	cep, err := tr.Open(transport.Coordinator)
+	if err != nil {
+		return nil, fmt.Errorf("harness: transport: %w", err)
+	}
+	job := e.Seed
+	eps := make([]transport.Endpoint, len(st.shards))
+	for i := range st.shards {
+		if eps[i], err = tr.Open(transport.NodeID(i)); err != nil {
+			return nil, fmt.Errorf("harness: transport: %w", err)
+		}
+	}
+
+	wctx, stopWorkers := context.WithCancel(ctx)
+	defer stopWorkers()
+	g, gctx := errgroup.WithContext(wctx)
+	start := time.Now()
+	for i, sh := range st.shards {
+		w := &realWorker{e: e, sh: sh, ep: eps[i], job: job}
+		g.Go(func() error { return w.run(gctx) })
+	}
+	rc := &realCoord{e: e, c: st.coord, ep: cep, start: start, job: job,
+		last: make([]*transport.Message, len(st.shards))}
+	loopErr := rc.loop(gctx)
+	stopWorkers()
+	werr := g.Wait()
+	if loopErr != nil {
+		if werr != nil && !errors.Is(werr, context.Canceled) {
+			return nil, werr
+		}
+		return nil, loopErr
+	}
+	if werr != nil && !errors.Is(werr, context.Canceled) {
+		return nil, werr
+	}
+	tot := tr.Stats().Total()
+	sent := tot.Sent.Total()
+	return &Result{Sync: e.Sync, Clock: Real, Duration: rc.end, BytesSent: sent.Bytes, Messages: sent.Messages}, nil
+}
+
+type realCoord struct {
+	e     *Experiment
+	c     *coordinator
+	ep    transport.Endpoint
+	start time.Time
+	job   uint64
+	last  []*transport.Message // the latest release sent to each worker
+	end   time.Duration
+}
+
+func (rc *realCoord) now() time.Duration { return time.Since(rc.start) }
+
+func (rc *realCoord) loop(ctx context.Context) error {
+	c := rc.c
+	c.snapshot(0)
+	effs, err := c.step(0, consistency.Event{Kind: consistency.EvStart})
+	if err != nil {
+		return err
+	}
+	if err := rc.deliver(ctx, effs); err != nil {
+		return err
+	}
+	nextSnap, nextProg := rc.e.EvalEvery, rc.e.Duration/10
+	for {
+		now := rc.now()
+		if now >= rc.e.Duration {
+			break
+		}
+		for nextSnap > 0 && now >= nextSnap {
+			c.snapshot(now)
+			nextSnap += rc.e.EvalEvery
+		}
+		if rc.e.Progress != nil && now >= nextProg {
+			rc.e.Progress(Progress{Sync: rc.e.Sync, Elapsed: now, Of: rc.e.Duration, Version: c.model.Version()})
+			nextProg += rc.e.Duration / 10
+		}
+		wake := rc.e.Duration
+		if nextSnap > 0 {
+			wake = min(wake, nextSnap)
+		}
+		rctx, cancel := context.WithTimeout(ctx, wake-now)
+		m, err := rc.ep.Recv(rctx)
+		cancel()
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if errors.Is(err, context.DeadlineExceeded) {
+				continue
+			}
+			return fmt.Errorf("harness: coordinator receive: %w", err)
+		}
+		if err := rc.handle(ctx, m); err != nil {
+			return err
+		}
+	}
+	rc.end = rc.now()
+	if _, err := c.step(rc.end, consistency.Event{Kind: consistency.EvStop}); err != nil {
+		return err
+	}
+	c.snapshot(rc.end)
+	for i := range rc.last {
+		// Best effort: a worker whose stop is lost ends when its context is
+		// cancelled after the loop.
+		_ = rc.ep.Send(ctx, &transport.Message{Kind: transport.Stop, To: transport.NodeID(i), Job: rc.job, Reason: "run finished"})
+	}
+	return nil
+}
+
+func (rc *realCoord) handle(ctx context.Context, m *transport.Message) error {
+	w := consistency.WorkerID(m.From)
+	if m.Job != rc.job || m.From < 0 || int(m.From) >= len(rc.last) {
+		return rc.ep.Send(ctx, &transport.Message{Kind: transport.Reject, To: m.From, Job: rc.job, Seq: m.Seq,
+			Reason: fmt.Sprintf("unknown job %d or worker %v", m.Job, m.From)})
+	}
+	switch m.Kind {
+	case transport.Commit:
+		effs, err := rc.c.commit(rc.now(), w, m.Seq, m.Clock, consistency.Version(m.Version), m.Delta)
+		switch {
+		case errors.Is(err, consistency.ErrDuplicate):
+			return rc.ack(ctx, m)
+		case err != nil:
+			return err
+		}
+		if err := rc.ack(ctx, m); err != nil {
+			return err
+		}
+		return rc.deliver(ctx, effs)
+	case transport.Heartbeat:
+		if last := rc.last[w]; last != nil && last.Clock >= m.Clock {
+			return rc.ep.Send(ctx, last)
+		}
+		return nil
+	}
+	return fmt.Errorf("harness: coordinator got an unexpected %v from worker %d", m.Kind, w)
+}
+
+func (rc *realCoord) ack(ctx context.Context, m *transport.Message) error {
+	return rc.ep.Send(ctx, &transport.Message{Kind: transport.Ack, To: m.From, Job: rc.job, Seq: m.Seq, Clock: m.Clock})
+}
+
+func (rc *realCoord) deliver(ctx context.Context, effs []consistency.Effect) error {
+	now := rc.now()
+	for _, e := range effs {
+		if e.Kind != consistency.EfRelease {
+			continue
+		}
+		m := &transport.Message{Kind: transport.Release, To: transport.NodeID(e.Worker), Job: rc.job,
+			Version: uint64(e.Version), Clock: e.Clock, Budget: int64(e.Budget), Params: rc.c.params}
+		rc.c.read(now, e)
+		rc.last[e.Worker] = m
+		if err := rc.ep.Send(ctx, m); err != nil {
+			return fmt.Errorf("harness: release to worker %d: %w", e.Worker, err)
+		}
+	}
+	return nil
+}
+
+type realWorker struct {
+	e     *Experiment
+	sh    *shard
+	ep    transport.Endpoint
+	job   uint64
+	delta *algorithms.Delta
+	held  *transport.Message // a message read while waiting for an ack
+}
+
+// recv returns the next message, or nil after Retry without one.
+func (w *realWorker) recv(ctx context.Context) (*transport.Message, error) {
+	if m := w.held; m != nil {
+		w.held = nil
+		return m, nil
+	}
+	rctx, cancel := context.WithTimeout(ctx, w.e.Retry)
+	defer cancel()
+	m, err := w.ep.Recv(rctx)
+	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		return nil, nil
+	}
+	return m, err
+}
+
+func (w *realWorker) run(ctx context.Context) error {
+	var want uint64 // the clock of the next release to start
+	waitFrom := time.Now()
+	for {
+		m, err := w.recv(ctx)
+		switch {
+		case err != nil:
+			return err
+		case m == nil:
+			hb := &transport.Message{Kind: transport.Heartbeat, To: transport.Coordinator, Job: w.job, Clock: want, Seq: w.sh.nextSeq - 1}
+			if err := w.ep.Send(ctx, hb); err != nil {
+				return err
+			}
+			continue
+		case m.Kind == transport.Stop:
+			w.sh.stats.Wait += time.Since(waitFrom)
+			return nil
+		case m.Kind == transport.Reject:
+			return fmt.Errorf("harness: worker %d rejected: %s", w.sh.id, m.Reason)
+		case m.Kind != transport.Release || m.Clock < want:
+			continue // an old ack, or a release already started
+		}
+		w.sh.stats.Wait += time.Since(waitFrom)
+		commit, err := w.compute(ctx, m)
+		if err != nil {
+			return err
+		}
+		waitFrom = time.Now()
+		want = m.Clock + 1
+		if stop, err := w.commit(ctx, commit); stop || err != nil {
+			w.sh.stats.Wait += time.Since(waitFrom)
+			return err
+		}
+	}
+}
+
+// compute processes the release's budget, pausing like a straggler.
+func (w *realWorker) compute(ctx context.Context, m *transport.Message) (*transport.Message, error) {
+	sh, st := w.sh, w.e.Stragglers
+	if w.delta == nil {
+		w.delta = algorithms.NewDelta(algorithms.Layout{Params: len(m.Params), Delta: sh.deltaLen, Block: sh.block})
+	}
+	w.delta.Reset()
+	k := sh.points(int(m.Budget))
+	t0 := time.Now()
+	var paused time.Duration
+	for left := k; left > 0; {
+		seg := left
+		if sh.straggler && st.Kind == Injected && st.Every > 0 {
+			seg = min(left, st.Every-int(sh.stats.Points%int64(st.Every)))
+		}
+		sh.process(m.Params, seg, w.delta)
+		sh.stats.Points += int64(seg)
+		left -= seg
+		if sh.straggler && st.Kind == Injected && st.Every > 0 && sh.stats.Points%int64(st.Every) == 0 {
+			p0 := time.Now()
+			if err := sleep(ctx, st.Tau); err != nil {
+				return nil, err
+			}
+			paused += time.Since(p0)
+		}
+	}
+	if sh.straggler && st.Kind == Natural {
+		p0 := time.Now()
+		if err := sleep(ctx, time.Duration(float64(time.Since(t0))*(st.Slowdown-1))); err != nil {
+			return nil, err
+		}
+		paused += time.Since(p0)
+	}
+	sh.stats.Busy += time.Since(t0)
+	sh.stats.Paused += paused
+	sh.stats.Commits++
+	seq := sh.nextSeq
+	sh.nextSeq++
+	return &transport.Message{Kind: transport.Commit, To: transport.Coordinator, Job: w.job, Seq: seq,
+		Version: m.Version, Clock: m.Clock, Points: int64(k), Delta: w.delta}, nil
+}
+
+// commit sends c until it is acknowledged (or a later release shows it was
+// accepted). It reports stop when the run ended meanwhile.
+func (w *realWorker) commit(ctx context.Context, c *transport.Message) (stop bool, err error) {
+	for {
+		if err := w.ep.Send(ctx, c); err != nil {
+			return false, err
+		}
+		for {
+			m, err := w.recv(ctx)
+			switch {
+			case err != nil:
+				return false, err
+			case m == nil:
+				// No ack within Retry: send again.
+			case m.Kind == transport.Ack && m.Seq == c.Seq:
+				return false, nil
+			case m.Kind == transport.Release && m.Clock > c.Clock:
+				w.held = m
+				return false, nil
+			case m.Kind == transport.Stop:
+				return true, nil
+			case m.Kind == transport.Reject:
+				return false, fmt.Errorf("harness: worker %d commit %d rejected: %s", w.sh.id, c.Seq, m.Reason)
+			default:
+				continue // a stale ack or release
+			}
+			break
+		}
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

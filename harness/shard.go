@@ -15,6 +15,8 @@ type shard struct {
 	cursor    int
 	straggler bool
 	stats     WorkerStats
+	// deltaLen and block give the delta layout.
+	deltaLen, block int
 	// nextSeq is the sequence number of the worker's next commit.
 	nextSeq uint64
 }

@@ -149,7 +149,7 @@ func (s *sim) deliver(t time.Duration, effs []consistency.Effect) {
 		if e.Kind != consistency.EfRelease {
 			continue
 		}
-		size := releaseSize(s.st.layout)
+		size := releaseSize(e, s.e.Seed, s.st.coord.params)
 		arrive := s.transmit(&s.out, t, size)
 		s.push(&simEvent{t: arrive, kind: simRelease, w: e.Worker, eff: e, params: s.st.coord.params})
 	}
@@ -182,7 +182,7 @@ func (s *sim) done(ev *simEvent) {
 	sh.nextSeq++
 	s.computing[ev.w] = false
 	s.waitFrom[ev.w] = s.now
-	arrive := s.transmit(&s.in, s.now, commitSize(d))
+	arrive := s.transmit(&s.in, s.now, commitSize(ev.w, s.e.Seed, seq, ev.clock, ev.ver, d))
 	s.push(&simEvent{t: arrive, kind: simCommit, w: ev.w, delta: d, seqNo: seq, clock: ev.clock, ver: ev.ver})
 }
 

@@ -1,13 +1,23 @@
 package harness
 
-import "github.com/syncmodels/syncmodels/algorithms"
+import (
+	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/consistency"
+	"github.com/syncmodels/syncmodels/transport"
+)
 
-// TODO(transport): use transport.Message.Size once it lands.
-func releaseSize(l algorithms.Layout) int { return 64 + 8*l.Params }
+// The simulator charges each message its exact wire size, as the Real
+// runtime's transport would encode it (transport.Message.Size), so bytes
+// sent agree between the runtimes.
 
-func commitSize(d *algorithms.Delta) int {
-	if d.Sparse() {
-		return 64 + 12*d.Live()
-	}
-	return 64 + 8*d.Len()
+func releaseSize(e consistency.Effect, job uint64, params []float64) int {
+	m := transport.Message{Kind: transport.Release, From: transport.Coordinator, To: transport.NodeID(e.Worker), Job: job,
+		Version: uint64(e.Version), Clock: e.Clock, Budget: int64(e.Budget), Params: params}
+	return m.Size()
+}
+
+func commitSize(w consistency.WorkerID, job, seq, clock uint64, v consistency.Version, d *algorithms.Delta) int {
+	m := transport.Message{Kind: transport.Commit, From: transport.NodeID(w), To: transport.Coordinator, Job: job,
+		Seq: seq, Version: uint64(v), Clock: clock, Points: int64(d.Count), Delta: d}
+	return m.Size()
 }

@@ -1,0 +1,111 @@
+package harness_test
+
+import (
+	"context"
+	"runtime"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/harness"
+	"github.com/syncmodels/syncmodels/transport"
+	"github.com/syncmodels/syncmodels/transport/inproc"
+)
+
+// Every model runs on goroutines over the in-process transport and its
+// trace passes the checker (Run checks it). Inside a synctest bubble the
+// straggler sleeps and timeouts use the fake clock, so the test is quick
+// and the pauses are exact.
+func TestRealAllModels(t *testing.T) {
+	alg := blobsKMeans(t, 4000)
+	for _, s := range allSpecs {
+		t.Run(s, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				e := smallExp(alg, s)
+				e.Clock = harness.Real
+				e.Network = delayed(200 * time.Microsecond)
+				res, err := harness.Run(context.Background(), e)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("versions %d, messages %d, wait %.2f, final %.6g", res.Versions, res.Messages, res.WaitFraction, res.Final)
+				if res.Versions < 5 || res.Clock != harness.Real || res.BytesSent == 0 {
+					t.Fatalf("versions %d, clock %v, bytes %d", res.Versions, res.Clock, res.BytesSent)
+				}
+				for _, w := range res.Workers {
+					if w.Straggler && w.Paused == 0 && w.Points >= int64(e.Stragglers.Every) {
+						t.Errorf("straggler %+v processed %d points without pausing", w, w.Points)
+					}
+				}
+				if res.Final >= res.Curve[0].Objective {
+					t.Errorf("objective %v → %v: no progress", res.Curve[0].Objective, res.Final)
+				}
+			})
+		})
+	}
+}
+
+// Over a network that drops, duplicates and reorders messages, nothing
+// committed is lost or applied twice (the checker's ledger rules) and the
+// run still makes progress.
+func TestRealLossyNetwork(t *testing.T) {
+	alg := blobsKMeans(t, 4000)
+	for _, s := range []string{"bsp", "ssp:2", "asp", "quorum:0.75"} {
+		t.Run(s, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				e := smallExp(alg, s)
+				e.Clock = harness.Real
+				e.Duration = time.Second
+				var net *inproc.Network
+				e.Network = func(l algorithms.Layout) (transport.Transport, error) {
+					var err error
+					net, err = inproc.New(inproc.Config{Layout: l, Seed: 9, Drop: 0.1, Duplicate: 0.1,
+						Delay: 100 * time.Microsecond, Jitter: time.Millisecond})
+					return net, err
+				}
+				res, err := harness.Run(context.Background(), e)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("versions %d, messages %d, bytes %d, iterations %.1f", res.Versions, res.Messages, res.BytesSent, res.Iterations)
+				if res.Versions < 10 {
+					t.Fatalf("only %d versions over a lossy link", res.Versions)
+				}
+				tot := net.Stats().Total()
+				dropped, dup := tot.Dropped.Total(), tot.Duplicated.Total()
+				if dropped.Messages < 20 || dup.Messages < 20 {
+					t.Fatalf("the link dropped %d and duplicated %d messages; the test needs both", dropped.Messages, dup.Messages)
+				}
+			})
+		})
+	}
+}
+
+// delayed is an in-process network with a fixed latency. Inside a synctest
+// bubble compute takes no fake time, so without a delay an ASP worker
+// would never block and the bubble's clock would never advance.
+func delayed(d time.Duration) func(algorithms.Layout) (transport.Transport, error) {
+	return func(l algorithms.Layout) (transport.Transport, error) {
+		return inproc.New(inproc.Config{Layout: l, Delay: d})
+	}
+}
+
+// A real run on the real clock leaves no goroutine behind.
+func TestRealNoLeak(t *testing.T) {
+	before := runtime.NumGoroutine()
+	e := smallExp(blobsKMeans(t, 4000), "ssp:1")
+	e.Clock = harness.Real
+	e.Duration = 100 * time.Millisecond
+	if _, err := harness.Run(context.Background(), e); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		buf := make([]byte, 1<<16)
+		t.Fatalf("%d goroutines before, %d after:\n%s", before, n, buf[:runtime.Stack(buf, true)])
+	}
+}
