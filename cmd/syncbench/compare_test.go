@@ -285,9 +285,6 @@ func TestComparePlot(t *testing.T) {
 // TestCompareRealClock passes -clock real through to the harness.
 func TestCompareRealClock(t *testing.T) {
 	code, out, errs := runCmd(t, smallArgs("-clock", "real", "-sync", "bsp,asp", "-duration", "200ms", "-json")...)
-	if code == 1 && strings.TrimSpace(errs) == "syncbench compare: bsp: harness: real clock not implemented yet" {
-		t.Skip("the harness's real clock is not implemented yet")
-	}
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
