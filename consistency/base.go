@@ -90,6 +90,11 @@ func (b *base) check(ev Event) (*member, error) {
 	switch ev.Kind {
 	case EvTick, EvStop:
 		return nil, nil
+	case EvSetInterval:
+		if ev.Interval <= 0 {
+			return nil, b.refuse(ev, ErrProtocol, "interval %v is not positive", ev.Interval)
+		}
+		return nil, nil
 	case EvJoin:
 		if _, ok := b.ms[ev.Worker]; ok {
 			return nil, b.refuse(ev, ErrProtocol, "worker %d is already a member", ev.Worker)

@@ -265,13 +265,13 @@ func (c *checker) apply(r Record) {
 			continue
 		}
 		ci.applied = true
-		if c.spec.Kind == BSP && ci.version != prev {
+		if (c.spec.Kind == BSP || c.spec.Kind == FSP) && ci.version != prev {
 			c.fail("bsp", "apply of version %d merges %v computed on version %d, not %d", r.Version, id, ci.version, prev)
 		}
 		c.markApplied(id.Worker, ci.clock, r.Version)
 	}
 	switch c.spec.Kind {
-	case BSP:
+	case BSP, FSP:
 		if !r.Final {
 			for _, w := range c.ids {
 				if c.readers[prev][w] {

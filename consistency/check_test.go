@@ -6,11 +6,12 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/syncmodels/syncmodels/consistency"
 )
 
-var specs = []string{"bsp", "bsp:full", "ssp:0", "ssp:1", "ssp:3", "asp", "quorum:1", "quorum:3", "quorum:0.75", "quorum:1.0"}
+var specs = []string{"bsp", "bsp:full", "ssp:0", "ssp:1", "ssp:3", "asp", "quorum:1", "quorum:3", "quorum:0.75", "quorum:1.0", "fsp", "fsp:10ms"}
 
 func workers(n int) []consistency.WorkerID {
 	ws := make([]consistency.WorkerID, n)
@@ -88,6 +89,11 @@ type brokenBSP struct{ consistency.Model }
 
 func (brokenBSP) Spec() consistency.Spec { return consistency.MustParse("bsp") }
 
+// brokenFSP claims FSP but is a quorum of 3.
+type brokenFSP struct{ consistency.Model }
+
+func (brokenFSP) Spec() consistency.Spec { return consistency.MustParse("fsp") }
+
 // brokenQuorum claims quorum:4 but releases at 3.
 type brokenQuorum struct{ consistency.Model }
 
@@ -109,6 +115,7 @@ func TestCheckCatchesBrokenModels(t *testing.T) {
 	}{
 		{"ssp-ignores-bound", func(t *testing.T) consistency.Model { return brokenSSP{mustNew(t, "asp", 5)} }, "ssp:"},
 		{"bsp-without-everyone", func(t *testing.T) consistency.Model { return brokenBSP{mustNew(t, "quorum:2", 5)} }, "bsp:"},
+		{"fsp-without-everyone", func(t *testing.T) consistency.Model { return brokenFSP{mustNew(t, "quorum:3", 5)} }, "bsp:"},
 		{"quorum-too-small", func(t *testing.T) consistency.Model { return brokenQuorum{mustNew(t, "quorum:3", 5)} }, "quorum:"},
 	}
 	for _, tc := range tests {
@@ -188,14 +195,15 @@ func TestCheckNeedsStop(t *testing.T) {
 
 func TestParse(t *testing.T) {
 	good := map[string]string{"bsp": "bsp", "BSP:full": "bsp:full", " ssp:3 ": "ssp:3", "asp": "asp",
-		"quorum:0.9": "quorum:0.9", "quorum:12": "quorum:12", "ssp:0": "ssp:0", "quorum:1.0": "quorum:1.0"}
+		"quorum:0.9": "quorum:0.9", "quorum:12": "quorum:12", "ssp:0": "ssp:0", "quorum:1.0": "quorum:1.0",
+		"fsp": "fsp", "fsp:100ms": "fsp:100ms", "FSP:1.5s": "fsp:1.5s"}
 	for in, want := range good {
 		s, err := consistency.Parse(in)
 		if err != nil || s.String() != want {
 			t.Errorf("Parse(%q) = %v, %v; want %s", in, s, err, want)
 		}
 	}
-	for _, in := range []string{"", "bsp:2", "ssp", "ssp:-1", "ssp:x", "asp:1", "quorum", "quorum:0", "quorum:1.5", "quorum:-0.5", "fsp"} {
+	for _, in := range []string{"", "bsp:2", "ssp", "ssp:-1", "ssp:x", "asp:1", "quorum", "quorum:0", "quorum:1.5", "quorum:-0.5", "fsp:0s", "fsp:-1ms", "fsp:x", "ksp"} {
 		if s, err := consistency.Parse(in); !errors.Is(err, consistency.ErrConfig) {
 			t.Errorf("Parse(%q) = %v, %v; want ErrConfig", in, s, err)
 		}
@@ -231,6 +239,7 @@ func TestRefusedEventsChangeNothing(t *testing.T) {
 			{Kind: consistency.EvProgress, Worker: 0, Points: -1},
 			{Kind: consistency.EvJoin, Worker: 1},
 			{Kind: consistency.EvLeave, Worker: 9},
+			{Kind: consistency.EvSetInterval, Interval: -time.Second},
 			{Kind: 99},
 		}
 		if _, err := b.step(consistency.Event{Kind: consistency.EvStart}); err != nil {

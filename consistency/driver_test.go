@@ -16,6 +16,8 @@ type driver struct {
 	m     consistency.Model
 	trace consistency.Trace
 	now   int
+	// clock is the time of the latest tick, fed with every event.
+	clock time.Duration
 	// per worker: the release being computed, if any
 	comp map[consistency.WorkerID]consistency.Effect
 	next map[consistency.WorkerID]uint64
@@ -45,6 +47,10 @@ func (d *driver) record(r consistency.Record) {
 
 // step feeds ev, records what the driver does and returns the effects.
 func (d *driver) step(ev consistency.Event) ([]consistency.Effect, error) {
+	if ev.Kind == consistency.EvTick {
+		d.clock = ev.Now
+	}
+	ev.Now = d.clock
 	effs, err := d.m.Step(ev)
 	if err != nil {
 		return nil, err
@@ -113,6 +119,12 @@ func (d *driver) random(rng *rand.Rand, n int, churn bool) error {
 	nextID := consistency.WorkerID(100)
 	for range n {
 		ws := d.computing()
+		if rng.IntN(10) == 0 {
+			if _, err := d.step(consistency.Event{Kind: consistency.EvTick, Now: d.clock + time.Duration(rng.IntN(300))*time.Millisecond}); err != nil {
+				return err
+			}
+			continue
+		}
 		if churn && rng.IntN(20) == 0 {
 			members := d.m.Members()
 			if len(members) > 2 && rng.IntN(2) == 0 {

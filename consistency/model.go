@@ -18,6 +18,10 @@ type WorkerID = barrier.WorkerID
 // effect produces the next version.
 type Version uint64
 
+// DefaultInterval is FSP's barrier interval when none is given: the
+// constant 250 ms of the Flegel code.
+const DefaultInterval = 250 * time.Millisecond
+
 // FullPass as a Release budget asks the worker for one full pass over its
 // shard, starting where its previous batch ended.
 const FullPass = 0
@@ -59,9 +63,13 @@ const (
 	// EvStop: the run ends. Every committed delta not yet applied is
 	// applied by a final Apply, and no worker is released again.
 	EvStop
+	// EvSetInterval: a time-triggered model's barrier interval becomes
+	// Interval from the next round on (an interval tuner's decision).
+	// Other models validate and ignore it.
+	EvSetInterval
 )
 
-var eventNames = [...]string{"?", "start", "commit", "progress", "batch-ready", "join", "leave", "tick", "stop"}
+var eventNames = [...]string{"?", "start", "commit", "progress", "batch-ready", "join", "leave", "tick", "stop", "set-interval"}
 
 func (k EventKind) String() string {
 	if int(k) < len(eventNames) {
@@ -78,6 +86,9 @@ type Event struct {
 	Version Version       // EvCommit: the version the delta was computed on
 	Points  int           // EvCommit, EvProgress
 	Now     time.Duration // the driver's clock when the event is fed (any event)
+	// Interval (EvSetInterval) is the new barrier interval of a
+	// time-triggered model, from the next round on.
+	Interval time.Duration
 }
 
 func (e Event) String() string {
@@ -90,6 +101,8 @@ func (e Event) String() string {
 		return fmt.Sprintf("%s w%d", e.Kind, e.Worker)
 	case EvTick:
 		return fmt.Sprintf("tick %v", e.Now)
+	case EvSetInterval:
+		return fmt.Sprintf("set-interval %v", e.Interval)
 	}
 	return e.Kind.String()
 }
@@ -109,9 +122,15 @@ const (
 	// EfBlock: Worker has committed and waits; Waiting lists the workers
 	// whose progress it waits for. Informational (traces, metrics).
 	EfBlock
+	// EfInterrupt: tell Worker to commit right after the data point it is
+	// processing (FSP's barrier signal, §3.1), however few it processed.
+	EfInterrupt
+	// EfTimer: feed the model an EvTick when the driver's clock reaches
+	// At. A later EfTimer replaces an earlier one.
+	EfTimer
 )
 
-var effectNames = [...]string{"?", "apply", "release", "block"}
+var effectNames = [...]string{"?", "apply", "release", "block", "interrupt", "timer"}
 
 func (k EffectKind) String() string {
 	if int(k) < len(effectNames) {
@@ -130,6 +149,7 @@ type Effect struct {
 	Deltas  []DeltaID  // EfApply
 	Final   bool       // EfApply: the flush at EvStop
 	Waiting []WorkerID // EfBlock
+	At      time.Duration // EfTimer
 }
 
 func (e Effect) String() string {
@@ -152,6 +172,10 @@ func (e Effect) String() string {
 		return fmt.Sprintf("release w%d v=%d clock=%d budget=%d", e.Worker, e.Version, e.Clock, e.Budget)
 	case EfBlock:
 		return fmt.Sprintf("block w%d waiting=%v", e.Worker, e.Waiting)
+	case EfInterrupt:
+		return fmt.Sprintf("interrupt w%d", e.Worker)
+	case EfTimer:
+		return fmt.Sprintf("timer %v", e.At)
 	}
 	return e.Kind.String()
 }
@@ -219,6 +243,12 @@ const (
 	// Quorum: k of n (slsML): a round is released when k commits are
 	// pending; late commits fold into the next round.
 	Quorum
+	// FSP: flexible synchronous parallel (FSP paper §3). Every member
+	// computes on the same version, like BSP, but the round ends when the
+	// coordinator's timer (Interval) fires or a worker completes a full
+	// pass over its shard: the others are interrupted and commit after
+	// their current point.
+	FSP
 )
 
 // Spec is a model with its parameters. Parse reads the command-line form.
@@ -232,13 +262,17 @@ type Spec struct {
 	Staleness int
 	// Need (Quorum): how many pending commits release a round.
 	Need barrier.Threshold
+	// Interval (FSP): the barrier interval η. Zero means
+	// DefaultInterval.
+	Interval time.Duration
 	// needText is Need as written, for String.
 	needText string
 }
 
 // Parse reads a model spec: "bsp", "bsp:full", "ssp:S" (S ≥ 0), "asp",
-// "quorum:F" (0 < F < 1: a fraction of the members, rounded up) or
-// "quorum:K" (K ≥ 1 members). Case is ignored.
+// "quorum:F" (0 < F < 1: a fraction of the members, rounded up),
+// "quorum:K" (K ≥ 1 members), "fsp" or "fsp:INTERVAL" (a Go duration such
+// as 100ms). Case is ignored.
 func Parse(s string) (Spec, error) {
 	name, arg, hasArg := strings.Cut(strings.ToLower(strings.TrimSpace(s)), ":")
 	bad := func(why string) (Spec, error) {
@@ -253,6 +287,15 @@ func Parse(s string) (Spec, error) {
 			return Spec{Kind: BSP, FullBatch: true}, nil
 		}
 		return bad(`want "bsp" or "bsp:full"`)
+	case "fsp":
+		if !hasArg {
+			return Spec{Kind: FSP}, nil
+		}
+		d, err := time.ParseDuration(arg)
+		if err != nil || d <= 0 {
+			return bad("want fsp or fsp:INTERVAL with a positive duration such as fsp:100ms")
+		}
+		return Spec{Kind: FSP, Interval: d}, nil
 	case "asp":
 		if hasArg {
 			return bad(`asp takes no parameter`)
@@ -280,7 +323,7 @@ func Parse(s string) (Spec, error) {
 		}
 		return Spec{Kind: Quorum, Need: barrier.Fraction(f), needText: arg}, nil
 	}
-	return bad("unknown model (want bsp, bsp:full, ssp:S, asp, quorum:F or quorum:K)")
+	return bad("unknown model (want bsp, bsp:full, ssp:S, asp, quorum:F, quorum:K or fsp[:INTERVAL])")
 }
 
 // MustParse is Parse for specs known to be valid; it panics on error.
@@ -304,6 +347,11 @@ func (s Spec) String() string {
 		return "ssp:" + strconv.Itoa(s.Staleness)
 	case ASP:
 		return "asp"
+	case FSP:
+		if s.Interval == 0 {
+			return "fsp"
+		}
+		return "fsp:" + s.Interval.String()
 	case Quorum:
 		if s.needText != "" {
 			return "quorum:" + s.needText
@@ -353,6 +401,18 @@ func New(spec Spec, cfg Config) (Model, error) {
 			return nil, fmt.Errorf("consistency: quorum threshold %v: %w", spec.Need, ErrConfig)
 		}
 		return &quorum{base: b}, nil
+	case FSP:
+		if spec.Interval < 0 {
+			return nil, fmt.Errorf("consistency: fsp interval %v < 0: %w", spec.Interval, ErrConfig)
+		}
+		// A worker's budget is one traversal of its shard: completing it
+		// triggers the barrier early (§3.3).
+		b.budget = FullPass
+		f := &fsp{base: b, interval: spec.Interval}
+		if f.interval == 0 {
+			f.interval = DefaultInterval
+		}
+		return f, nil
 	}
 	return nil, fmt.Errorf("consistency: unknown model kind %d: %w", spec.Kind, ErrConfig)
 }

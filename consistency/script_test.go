@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/syncmodels/syncmodels/consistency"
 )
@@ -30,6 +31,8 @@ var update = flag.Bool("update", false, "rewrite the expected outputs in testdat
 //	commit wN [seq=S] [v=V]        commit the batch wN is computing; seq and v
 //	                               default to the correct values
 //	progress wN points=P | batch wN
+//	tick DURATION                  feed EvTick at that time
+//	interval DURATION              feed EvSetInterval
 //	join wN | leave wN
 //	members                        print the members and version
 //	check                          run Check on the trace so far
@@ -206,6 +209,18 @@ func exec(t *testing.T, dp **driver, cmd string) []string {
 		return lines(d.step(consistency.Event{Kind: consistency.EvProgress, Worker: worker(), Points: num(args["points"])}))
 	case "batch":
 		return lines(d.step(consistency.Event{Kind: consistency.EvBatchReady, Worker: worker()}))
+	case "tick":
+		at, err := time.ParseDuration(pos[0])
+		if err != nil {
+			t.Fatalf("%q: %v", cmd, err)
+		}
+		return lines(d.step(consistency.Event{Kind: consistency.EvTick, Now: at}))
+	case "interval":
+		iv, err := time.ParseDuration(pos[0])
+		if err != nil {
+			t.Fatalf("%q: %v", cmd, err)
+		}
+		return lines(d.step(consistency.Event{Kind: consistency.EvSetInterval, Interval: iv}))
 	case "join":
 		return lines(d.step(consistency.Event{Kind: consistency.EvJoin, Worker: worker()}))
 	case "leave":
