@@ -35,7 +35,7 @@ func smallExp(alg algorithms.Algorithm, spec string) harness.Experiment {
 	}
 }
 
-var allSpecs = []string{"bsp", "bsp:full", "ssp:0", "ssp:3", "asp", "quorum:0.75", "quorum:0.9", "quorum:3"}
+var allSpecs = []string{"bsp", "bsp:full", "ssp:0", "ssp:3", "asp", "quorum:0.75", "quorum:0.9", "quorum:3", "fsp:2ms"}
 
 // Same seed ⇒ byte-identical trace and identical curve, for every model.
 func TestVirtualDeterministic(t *testing.T) {
@@ -221,4 +221,37 @@ func TestRunHonoursContext(t *testing.T) {
 	if _, err := harness.Run(ctx, smallExp(blobsKMeans(t, 4000), "asp")); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run with a cancelled context = %v", err)
 	}
+}
+
+// FSP keeps BSP's one version per round (Run checks it) while stragglers
+// no longer hold the round for a full pass: fast workers wait far less
+// than under full-batch BSP, and rounds are driven by the timer.
+func TestVirtualFSP(t *testing.T) {
+	alg := blobsKMeans(t, 4000)
+	run := func(spec string) *harness.Result {
+		e := smallExp(alg, spec)
+		r, err := harness.Run(context.Background(), e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	bspb, fsp := run("bsp:full"), run("fsp:2ms")
+	if !(fsp.WaitFraction < bspb.WaitFraction/2) {
+		t.Errorf("wait fraction: fsp %.3f, bsp:full %.3f", fsp.WaitFraction, bspb.WaitFraction)
+	}
+	if !(fsp.Versions > 2*bspb.Versions) {
+		t.Errorf("versions: fsp %d, bsp:full %d", fsp.Versions, bspb.Versions)
+	}
+	// Interrupted batches are short: mean points per commit well below a pass.
+	var pts, commits int64
+	for _, w := range fsp.Workers {
+		pts += w.Points
+		commits += int64(w.Commits)
+	}
+	if per := float64(pts) / float64(commits); per > 400 {
+		t.Errorf("fsp: %.0f points per commit; a pass is 500", per)
+	}
+	t.Logf("bsp:full versions %d wait %.3f final %.6g; fsp:2ms versions %d wait %.3f final %.6g",
+		bspb.Versions, bspb.WaitFraction, bspb.Final, fsp.Versions, fsp.WaitFraction, fsp.Final)
 }

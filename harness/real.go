@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -73,7 +74,7 @@ func runReal(ctx context.Context, e *Experiment, st *setupState) (*Result, error
 		g.Go(func() error { return w.run(gctx) })
 	}
 	rc := &realCoord{e: e, c: st.coord, ep: cep, start: start, job: job,
-		last: make([]*transport.Message, len(st.shards))}
+		last: make([]*transport.Message, len(st.shards)), timer: -1}
 	loopErr := rc.loop(gctx)
 	stopWorkers()
 	werr := g.Wait()
@@ -99,6 +100,7 @@ type realCoord struct {
 	job   uint64
 	last  []*transport.Message // the latest release sent to each worker
 	end   time.Duration
+	timer time.Duration // the model's pending timer, -1 if none
 }
 
 func (rc *realCoord) now() time.Duration { return time.Since(rc.start) }
@@ -127,9 +129,23 @@ func (rc *realCoord) loop(ctx context.Context) error {
 			rc.e.Progress(Progress{Sync: rc.e.Sync, Elapsed: now, Of: rc.e.Duration, Version: c.model.Version()})
 			nextProg += rc.e.Duration / 10
 		}
+		if rc.timer >= 0 && now >= rc.timer {
+			rc.timer = -1
+			effs, err := c.step(now, consistency.Event{Kind: consistency.EvTick})
+			if err != nil {
+				return err
+			}
+			if err := rc.deliver(ctx, effs); err != nil {
+				return err
+			}
+			continue
+		}
 		wake := rc.e.Duration
 		if nextSnap > 0 {
 			wake = min(wake, nextSnap)
+		}
+		if rc.timer >= 0 {
+			wake = min(wake, rc.timer)
 		}
 		rctx, cancel := context.WithTimeout(ctx, wake-now)
 		m, err := rc.ep.Recv(rctx)
@@ -195,7 +211,22 @@ func (rc *realCoord) ack(ctx context.Context, m *transport.Message) error {
 func (rc *realCoord) deliver(ctx context.Context, effs []consistency.Effect) error {
 	now := rc.now()
 	for _, e := range effs {
-		if e.Kind != consistency.EfRelease {
+		switch e.Kind {
+		case consistency.EfTimer:
+			rc.timer = e.At
+			continue
+		case consistency.EfInterrupt:
+			if last := rc.last[e.Worker]; last != nil {
+				// Best effort: a lost interrupt leaves the worker to
+				// commit at the end of its pass.
+				in := &transport.Message{Kind: transport.Interrupt, To: transport.NodeID(e.Worker), Job: rc.job, Clock: last.Clock}
+				if err := rc.ep.Send(ctx, in); err != nil {
+					return fmt.Errorf("harness: interrupt to worker %d: %w", e.Worker, err)
+				}
+			}
+			continue
+		case consistency.EfRelease:
+		default:
 			continue
 		}
 		m := &transport.Message{Kind: transport.Release, To: transport.NodeID(e.Worker), Job: rc.job,
@@ -216,6 +247,44 @@ type realWorker struct {
 	job   uint64
 	delta *algorithms.Delta
 	held  *transport.Message // a message read while waiting for an ack
+	// The reader goroutine forwards messages on in; it raises interrupted
+	// when an Interrupt for the clock being computed (computing − 1)
+	// arrives, and stopped on Stop, so a computing worker notices both.
+	in          chan *transport.Message
+	errc        chan error
+	computing   atomic.Uint64
+	interrupted atomic.Bool
+	stopped     atomic.Bool
+}
+
+// chunk is how many points a real worker processes between checks for an
+// interrupt: FSP's "commit after the current point", at chunk granularity.
+const chunk = 16
+
+// read pumps the endpoint into w.in until ctx ends or Recv fails.
+func (w *realWorker) read(ctx context.Context) {
+	for {
+		m, err := w.ep.Recv(ctx)
+		if err != nil {
+			w.errc <- err
+			return
+		}
+		switch m.Kind {
+		case transport.Interrupt:
+			if c := w.computing.Load(); c > 0 && m.Clock == c-1 {
+				w.interrupted.Store(true)
+			}
+			continue
+		case transport.Stop:
+			w.stopped.Store(true)
+		}
+		select {
+		case w.in <- m:
+		case <-ctx.Done():
+			w.errc <- ctx.Err()
+			return
+		}
+	}
 }
 
 // recv returns the next message, or nil after Retry without one.
@@ -224,16 +293,26 @@ func (w *realWorker) recv(ctx context.Context) (*transport.Message, error) {
 		w.held = nil
 		return m, nil
 	}
-	rctx, cancel := context.WithTimeout(ctx, w.e.Retry)
-	defer cancel()
-	m, err := w.ep.Recv(rctx)
-	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+	t := time.NewTimer(w.e.Retry)
+	defer t.Stop()
+	select {
+	case m := <-w.in:
+		return m, nil
+	case err := <-w.errc:
+		return nil, err
+	case <-t.C:
 		return nil, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
-	return m, err
 }
 
 func (w *realWorker) run(ctx context.Context) error {
+	rctx, stop := context.WithCancel(ctx)
+	w.in, w.errc = make(chan *transport.Message, 256), make(chan error, 1)
+	done := make(chan struct{})
+	go func() { defer close(done); w.read(rctx) }()
+	defer func() { stop(); <-done }()
 	var want uint64 // the clock of the next release to start
 	waitFrom := time.Now()
 	for {
@@ -257,7 +336,7 @@ func (w *realWorker) run(ctx context.Context) error {
 		}
 		w.sh.stats.Wait += time.Since(waitFrom)
 		commit, err := w.compute(ctx, m)
-		if err != nil {
+		if err != nil || w.stopped.Load() {
 			return err
 		}
 		waitFrom = time.Now()
@@ -269,25 +348,31 @@ func (w *realWorker) run(ctx context.Context) error {
 	}
 }
 
-// compute processes the release's budget, pausing like a straggler.
+// compute processes the release's budget, pausing like a straggler and
+// stopping early (after the current chunk) when interrupted.
 func (w *realWorker) compute(ctx context.Context, m *transport.Message) (*transport.Message, error) {
 	sh, st := w.sh, w.e.Stragglers
 	if w.delta == nil {
 		w.delta = algorithms.NewDelta(algorithms.Layout{Params: len(m.Params), Delta: sh.deltaLen, Block: sh.block})
 	}
 	w.delta.Reset()
+	w.interrupted.Store(false)
+	w.computing.Store(m.Clock + 1)
+	defer w.computing.Store(0)
 	k := sh.points(int(m.Budget))
 	t0 := time.Now()
 	var paused time.Duration
-	for left := k; left > 0; {
-		seg := left
+	done := 0
+	for done < k && !w.interrupted.Load() && !w.stopped.Load() {
+		seg := min(k-done, chunk)
 		if sh.straggler && st.Kind == Injected && st.Every > 0 {
-			seg = min(left, st.Every-int(sh.stats.Points%int64(st.Every)))
+			seg = min(seg, st.Every-int(sh.stats.Points%int64(st.Every)))
 		}
 		sh.process(m.Params, seg, w.delta)
 		sh.stats.Points += int64(seg)
-		left -= seg
+		done += seg
 		if sh.straggler && st.Kind == Injected && st.Every > 0 && sh.stats.Points%int64(st.Every) == 0 {
+			// A suspended thread: it cannot answer an interrupt meanwhile.
 			p0 := time.Now()
 			if err := sleep(ctx, st.Tau); err != nil {
 				return nil, err
@@ -308,7 +393,7 @@ func (w *realWorker) compute(ctx context.Context, m *transport.Message) (*transp
 	seq := sh.nextSeq
 	sh.nextSeq++
 	return &transport.Message{Kind: transport.Commit, To: transport.Coordinator, Job: w.job, Seq: seq,
-		Version: m.Version, Clock: m.Clock, Points: int64(k), Delta: w.delta}, nil
+		Version: m.Version, Clock: m.Clock, Points: int64(done), Delta: w.delta}, nil
 }
 
 // commit sends c until it is acknowledged (or a later release shows it was

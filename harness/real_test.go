@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/consistency"
 	"github.com/syncmodels/syncmodels/harness"
 	"github.com/syncmodels/syncmodels/transport"
 	"github.com/syncmodels/syncmodels/transport/inproc"
@@ -38,6 +39,14 @@ func TestRealAllModels(t *testing.T) {
 						t.Errorf("straggler %+v processed %d points without pausing", w, w.Points)
 					}
 				}
+				if e.Sync.Kind == consistency.FSP {
+					// Interrupted stragglers commit partial passes (500 points).
+					for _, w := range res.Workers {
+						if w.Straggler && w.Commits > 0 && w.Points/int64(w.Commits) >= 500 {
+							t.Errorf("fsp straggler %+v: never interrupted", w)
+						}
+					}
+				}
 				if res.Final >= res.Curve[0].Objective {
 					t.Errorf("objective %v → %v: no progress", res.Curve[0].Objective, res.Final)
 				}
@@ -51,7 +60,7 @@ func TestRealAllModels(t *testing.T) {
 // run still makes progress.
 func TestRealLossyNetwork(t *testing.T) {
 	alg := blobsKMeans(t, 4000)
-	for _, s := range []string{"bsp", "ssp:2", "asp", "quorum:0.75"} {
+	for _, s := range []string{"bsp", "ssp:2", "asp", "quorum:0.75", "fsp:2ms"} {
 		t.Run(s, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				e := smallExp(alg, s)

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"sort"
 	"time"
 
 	"github.com/syncmodels/syncmodels/algorithms"
@@ -54,20 +55,57 @@ func pauses(done int64, k int, every int) int64 {
 	return (done+int64(k))/e - done/e
 }
 
-// computeTime is the virtual time k points take on s: k·PointCost, times
-// the Natural slowdown, plus the Injected pauses. It also returns the
-// part due to straggling.
-func (e *Experiment) computeTime(s *shard, k int) (total, straggling time.Duration) {
-	base := time.Duration(k) * e.Cost.PointCost
-	if !s.straggler {
-		return base, 0
-	}
-	st := e.Stragglers
-	switch st.Kind {
-	case Injected:
-		straggling = time.Duration(pauses(s.stats.Points, k, st.Every)) * st.Tau
-	case Natural:
-		straggling = time.Duration(float64(base) * (st.Slowdown - 1))
-	}
-	return base + straggling, straggling
+// pace is a worker's virtual speed for one batch: per-point cost (the
+// Natural slowdown included) and Injected pauses of tau after every
+// every-th point it processes, counted from done points before the batch.
+type pace struct {
+	cost  time.Duration
+	tau   time.Duration
+	every int
+	done  int64
 }
+
+func (e *Experiment) pace(s *shard) pace {
+	p := pace{cost: e.Cost.PointCost, done: s.stats.Points}
+	if !s.straggler {
+		return p
+	}
+	switch st := e.Stragglers; st.Kind {
+	case Injected:
+		p.tau, p.every = st.Tau, st.Every
+	case Natural:
+		p.cost = time.Duration(float64(p.cost) * st.Slowdown)
+	}
+	return p
+}
+
+// end is when the batch's j-th point is done, its pause (if any) included.
+func (p pace) end(j int) time.Duration {
+	return time.Duration(j)*p.cost + time.Duration(pauses(p.done, j, p.every))*p.tau
+}
+
+// finished is when the j-th point's computation ends, before its pause.
+func (p pace) finished(j int) time.Duration {
+	if j == 0 {
+		return 0
+	}
+	return time.Duration(j)*p.cost + time.Duration(pauses(p.done, j-1, p.every))*p.tau
+}
+
+// interrupt returns how many of the batch's k points a worker interrupted
+// at elapsed time e has processed when it commits, and when it commits:
+// it finishes the point it is computing (FSP §3.1); a worker suspended in
+// an Injected pause cannot respond before the pause ends.
+func (p pace) interrupt(k int, e time.Duration) (int, time.Duration) {
+	// j: the points whose computation has finished by e.
+	j := sort.Search(k+1, func(j int) bool { return p.finished(j) > e }) - 1
+	switch {
+	case j >= k:
+		return k, p.end(k)
+	case e < p.end(j):
+		return j, p.end(j) // suspended in the pause after point j
+	default:
+		return j + 1, p.finished(j + 1)
+	}
+}
+

@@ -22,6 +22,8 @@ const (
 	simSnapshot                // keep the parameters for the curve
 	simProgress                // report progress
 	simEnd                     // the run's time is up
+	simTick                    // the model's timer fires
+	simInterrupt               // an interrupt reaches its worker
 )
 
 type simEvent struct {
@@ -37,6 +39,19 @@ type simEvent struct {
 	seqNo  uint64
 	clock  uint64
 	ver    consistency.Version
+	gen    uint64 // simDone: the batch it ends
+}
+
+// simRun is a worker's batch in progress.
+type simRun struct {
+	gen    uint64
+	start  time.Duration
+	k      int
+	pace   pace
+	params []float64
+	clock  uint64
+	ver    consistency.Version
+	active bool
 }
 
 type simQueue []*simEvent
@@ -68,9 +83,11 @@ type sim struct {
 	out   time.Duration // its outgoing link is free from then
 	bytes int64
 	msgs  int64
-	// waitFrom[w] is when worker w last committed (-1: computing).
+	// waitFrom[w] is when worker w last committed.
 	waitFrom  []time.Duration
 	computing []bool
+	runs      []simRun
+	timer     time.Duration // the model's pending timer, -1 if none
 }
 
 func (s *sim) push(ev *simEvent) {
@@ -90,7 +107,8 @@ func (s *sim) transmit(link *time.Duration, t time.Duration, size int) time.Dura
 }
 
 func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, error) {
-	s := &sim{e: e, st: st, waitFrom: make([]time.Duration, len(st.shards)), computing: make([]bool, len(st.shards))}
+	s := &sim{e: e, st: st, waitFrom: make([]time.Duration, len(st.shards)), computing: make([]bool, len(st.shards)),
+		runs: make([]simRun, len(st.shards)), timer: -1}
 	c := st.coord
 	c.snapshot(0)
 	effs, err := c.step(0, consistency.Event{Kind: consistency.EvStart})
@@ -133,6 +151,16 @@ func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, erro
 			}
 			s.busy = s.now + time.Duration(c.applied)*e.Cost.EntryCost
 			s.deliver(s.busy, effs)
+		case simTick:
+			if ev.t != s.timer {
+				continue // replaced by a later timer
+			}
+			s.timer = -1
+			if err := s.feed(consistency.Event{Kind: consistency.EvTick}); err != nil {
+				return nil, err
+			}
+		case simInterrupt:
+			s.interrupt(ev)
 		case simSnapshot:
 			c.snapshot(s.now)
 		case simProgress:
@@ -143,16 +171,51 @@ func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, erro
 	}
 }
 
-// deliver sends the releases among effs at time t.
+// feed steps the model with an event raised at the coordinator now.
+func (s *sim) feed(ev consistency.Event) error {
+	if s.busy > s.now {
+		// Ticks are handled when the coordinator is free.
+		s.timer = s.busy
+		s.push(&simEvent{t: s.busy, kind: simTick})
+		return nil
+	}
+	effs, err := s.st.coord.step(s.now, ev)
+	if err != nil {
+		return err
+	}
+	s.deliver(s.now, effs)
+	return nil
+}
+
+// deliver carries out effs at time t: releases and interrupts go out on
+// the coordinator's link, timers are scheduled.
 func (s *sim) deliver(t time.Duration, effs []consistency.Effect) {
 	for _, e := range effs {
-		if e.Kind != consistency.EfRelease {
-			continue
+		switch e.Kind {
+		case consistency.EfRelease:
+			size := releaseSize(e, s.e.Seed, s.st.coord.params)
+			arrive := s.transmit(&s.out, t, size)
+			s.push(&simEvent{t: arrive, kind: simRelease, w: e.Worker, eff: e, params: s.st.coord.params})
+		case consistency.EfInterrupt:
+			arrive := s.transmit(&s.out, t, interruptSize(e.Worker, s.e.Seed, s.runs[e.Worker].clock))
+			s.push(&simEvent{t: arrive, kind: simInterrupt, w: e.Worker, gen: s.runs[e.Worker].gen})
+		case consistency.EfTimer:
+			s.timer = max(e.At, t)
+			s.push(&simEvent{t: s.timer, kind: simTick})
 		}
-		size := releaseSize(e, s.e.Seed, s.st.coord.params)
-		arrive := s.transmit(&s.out, t, size)
-		s.push(&simEvent{t: arrive, kind: simRelease, w: e.Worker, eff: e, params: s.st.coord.params})
 	}
+}
+
+// interrupt makes a computing worker commit after its current point.
+func (s *sim) interrupt(ev *simEvent) {
+	r := &s.runs[ev.w]
+	if !r.active || r.gen != ev.gen {
+		return // the batch already ended
+	}
+	j, at := r.pace.interrupt(r.k, s.now-r.start)
+	r.gen++
+	r.k = j
+	s.push(&simEvent{t: r.start + at, kind: simDone, w: ev.w, gen: r.gen})
 }
 
 // start begins a worker's batch when its release arrives.
@@ -163,27 +226,33 @@ func (s *sim) start(ev *simEvent) {
 		sh.stats.Wait += s.now - s.waitFrom[ev.w]
 	}
 	s.computing[ev.w] = true
-	k := sh.points(ev.eff.Budget)
-	dur, strag := s.e.computeTime(sh, k)
-	sh.stats.Busy += dur
-	sh.stats.Paused += strag
-	s.push(&simEvent{t: s.now + dur, kind: simDone, w: ev.w, params: ev.params, k: k,
-		clock: ev.eff.Clock, ver: ev.eff.Version})
+	r := &s.runs[ev.w]
+	*r = simRun{gen: r.gen + 1, start: s.now, k: sh.points(ev.eff.Budget), pace: s.e.pace(sh),
+		params: ev.params, clock: ev.eff.Clock, ver: ev.eff.Version, active: true}
+	s.push(&simEvent{t: s.now + r.pace.end(r.k), kind: simDone, w: ev.w, gen: r.gen})
 }
 
 // done runs the batch's arithmetic and sends the commit.
 func (s *sim) done(ev *simEvent) {
+	r := &s.runs[ev.w]
+	if !r.active || r.gen != ev.gen {
+		return // cut short by an interrupt
+	}
+	r.active = false
 	sh := s.st.shards[ev.w]
 	d := s.st.coord.newDelta()
-	sh.process(ev.params, ev.k, d)
-	sh.stats.Points += int64(ev.k)
+	sh.process(r.params, r.k, d)
+	busy := s.now - r.start
+	sh.stats.Busy += busy
+	sh.stats.Paused += busy - time.Duration(r.k)*s.e.Cost.PointCost
+	sh.stats.Points += int64(r.k)
 	sh.stats.Commits++
 	seq := sh.nextSeq
 	sh.nextSeq++
 	s.computing[ev.w] = false
 	s.waitFrom[ev.w] = s.now
-	arrive := s.transmit(&s.in, s.now, commitSize(ev.w, s.e.Seed, seq, ev.clock, ev.ver, d))
-	s.push(&simEvent{t: arrive, kind: simCommit, w: ev.w, delta: d, seqNo: seq, clock: ev.clock, ver: ev.ver})
+	arrive := s.transmit(&s.in, s.now, commitSize(ev.w, s.e.Seed, seq, r.clock, r.ver, d))
+	s.push(&simEvent{t: arrive, kind: simCommit, w: ev.w, delta: d, seqNo: seq, clock: r.clock, ver: r.ver})
 }
 
 // end stops the model (the final apply flushes pending commits), takes the

@@ -21,3 +21,8 @@ func commitSize(w consistency.WorkerID, job, seq, clock uint64, v consistency.Ve
 		Seq: seq, Version: uint64(v), Clock: clock, Points: int64(d.Count), Delta: d}
 	return m.Size()
 }
+
+func interruptSize(w consistency.WorkerID, job, clock uint64) int {
+	m := transport.Message{Kind: transport.Interrupt, From: transport.Coordinator, To: transport.NodeID(w), Job: job, Clock: clock}
+	return m.Size()
+}
