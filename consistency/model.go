@@ -142,13 +142,13 @@ func (k EffectKind) String() string {
 // Effect is one output of a Model: an action for the driver, as data.
 type Effect struct {
 	Kind    EffectKind
-	Worker  WorkerID   // EfRelease, EfBlock
-	Version Version    // EfApply: the version produced; EfRelease: the version to compute on
-	Clock   uint64     // EfRelease: the worker's clock (0-based iteration) it computes
-	Budget  int        // EfRelease: points to process, FullPass for a pass
-	Deltas  []DeltaID  // EfApply
-	Final   bool       // EfApply: the flush at EvStop
-	Waiting []WorkerID // EfBlock
+	Worker  WorkerID      // EfRelease, EfBlock
+	Version Version       // EfApply: the version produced; EfRelease: the version to compute on
+	Clock   uint64        // EfRelease: the worker's clock (0-based iteration) it computes
+	Budget  int           // EfRelease: points to process, FullPass for a pass
+	Deltas  []DeltaID     // EfApply
+	Final   bool          // EfApply: the flush at EvStop
+	Waiting []WorkerID    // EfBlock
 	At      time.Duration // EfTimer
 }
 

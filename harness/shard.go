@@ -108,4 +108,3 @@ func (p pace) interrupt(k int, e time.Duration) (int, time.Duration) {
 		return j + 1, p.finished(j + 1)
 	}
 }
-

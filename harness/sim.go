@@ -16,14 +16,14 @@ import (
 type simKind uint8
 
 const (
-	simRelease  simKind = iota // a release reaches its worker
-	simDone                    // a worker finished its batch
-	simCommit                  // a commit reaches the coordinator
-	simSnapshot                // keep the parameters for the curve
-	simProgress                // report progress
-	simEnd                     // the run's time is up
-	simTick                    // the model's timer fires
-	simInterrupt               // an interrupt reaches its worker
+	simRelease   simKind = iota // a release reaches its worker
+	simDone                     // a worker finished its batch
+	simCommit                   // a commit reaches the coordinator
+	simSnapshot                 // keep the parameters for the curve
+	simProgress                 // report progress
+	simEnd                      // the run's time is up
+	simTick                     // the model's timer fires
+	simInterrupt                // an interrupt reaches its worker
 )
 
 type simEvent struct {
