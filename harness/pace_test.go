@@ -17,28 +17,28 @@ func TestPaceInterrupt(t *testing.T) {
 		t.Fatalf("end(5) = %v; want 25ms", got)
 	}
 	tests := []struct {
-		e      time.Duration
-		points int
-		at     time.Duration
+		e        time.Duration
+		points   int
+		at, owed time.Duration
 	}{
-		{0, 1, 1 * ms},                  // computing point 1: finishes it
-		{500 * time.Microsecond, 1, ms}, // same
-		{ms, 2, 2 * ms},                 // point 1 done exactly: computes point 2
-		{2 * ms, 2, 12 * ms},            // point 2 done, in its pause: commits when the pause ends
-		{11 * ms, 2, 12 * ms},           // still in the pause
-		{12 * ms, 3, 13 * ms},           // pause over: finishes point 3
-		{24 * ms, 5, 25 * ms},           // in the pause after point 5
-		{100 * ms, 6, 26 * ms},          // past the batch end: all 6 points
+		{0, 1, 1 * ms, 0},                  // computing point 1: finishes it
+		{500 * time.Microsecond, 1, ms, 0}, // same
+		{ms, 2, 2 * ms, 0},                 // point 1 done exactly: computes point 2
+		{2 * ms, 2, 2 * ms, 10 * ms},       // point 2 done, its pause begins: commits, owes the pause
+		{11 * ms, 2, 11 * ms, ms},          // late in the pause
+		{12 * ms, 3, 13 * ms, 0},           // pause over: finishes point 3
+		{24 * ms, 5, 24 * ms, ms},          // in the pause after point 5
+		{100 * ms, 6, 26 * ms, 0},          // past the batch end: all 6 points
 	}
 	for _, tc := range tests {
-		n, at := p.interrupt(6, tc.e)
-		if n != tc.points || at != tc.at {
-			t.Errorf("interrupt(6, %v) = %d points at %v; want %d at %v", tc.e, n, at, tc.points, tc.at)
+		n, at, owed := p.interrupt(6, tc.e)
+		if n != tc.points || at != tc.at || owed != tc.owed {
+			t.Errorf("interrupt(6, %v) = %d points at %v owing %v; want %d at %v owing %v", tc.e, n, at, owed, tc.points, tc.at, tc.owed)
 		}
 	}
 	// No stragglers: the next point boundary.
 	q := pace{cost: 2 * ms}
-	if n, at := q.interrupt(10, 5*ms); n != 3 || at != 6*ms {
-		t.Errorf("fast worker interrupted at 5ms: %d points at %v; want 3 at 6ms", n, at)
+	if n, at, owed := q.interrupt(10, 5*ms); n != 3 || at != 6*ms || owed != 0 {
+		t.Errorf("fast worker interrupted at 5ms: %d points at %v owing %v; want 3 at 6ms", n, at, owed)
 	}
 }

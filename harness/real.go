@@ -255,6 +255,10 @@ type realWorker struct {
 	computing   atomic.Uint64
 	interrupted atomic.Bool
 	stopped     atomic.Bool
+	wake        chan struct{} // signalled with interrupted, to cut a pause short
+	// owed is the rest of an Injected pause cut short by an interrupt;
+	// the next batch serves it first (as in the simulator).
+	owed time.Duration
 }
 
 // chunk is how many points a real worker processes between checks for an
@@ -273,6 +277,10 @@ func (w *realWorker) read(ctx context.Context) {
 		case transport.Interrupt:
 			if c := w.computing.Load(); c > 0 && m.Clock == c-1 {
 				w.interrupted.Store(true)
+				select {
+				case w.wake <- struct{}{}:
+				default:
+				}
 			}
 			continue
 		case transport.Stop:
@@ -309,7 +317,7 @@ func (w *realWorker) recv(ctx context.Context) (*transport.Message, error) {
 
 func (w *realWorker) run(ctx context.Context) error {
 	rctx, stop := context.WithCancel(ctx)
-	w.in, w.errc = make(chan *transport.Message, 256), make(chan error, 1)
+	w.in, w.errc, w.wake = make(chan *transport.Message, 256), make(chan error, 1), make(chan struct{}, 1)
 	done := make(chan struct{})
 	go func() { defer close(done); w.read(rctx) }()
 	defer func() { stop(); <-done }()
@@ -357,11 +365,24 @@ func (w *realWorker) compute(ctx context.Context, m *transport.Message) (*transp
 	}
 	w.delta.Reset()
 	w.interrupted.Store(false)
+	select {
+	case <-w.wake: // a stale signal
+	default:
+	}
 	w.computing.Store(m.Clock + 1)
 	defer w.computing.Store(0)
 	k := sh.points(int(m.Budget))
 	t0 := time.Now()
 	var paused time.Duration
+	if w.owed > 0 {
+		p0 := time.Now()
+		left, err := w.pause(ctx, w.owed)
+		if err != nil {
+			return nil, err
+		}
+		w.owed = left
+		paused += time.Since(p0)
+	}
 	done := 0
 	for done < k && !w.interrupted.Load() && !w.stopped.Load() {
 		seg := min(k-done, chunk)
@@ -372,11 +393,13 @@ func (w *realWorker) compute(ctx context.Context, m *transport.Message) (*transp
 		sh.stats.Points += int64(seg)
 		done += seg
 		if sh.straggler && st.Kind == Injected && st.Every > 0 && sh.stats.Points%int64(st.Every) == 0 {
-			// A suspended thread: it cannot answer an interrupt meanwhile.
+			// An interrupt cuts the pause short; the rest is owed.
 			p0 := time.Now()
-			if err := sleep(ctx, st.Tau); err != nil {
+			left, err := w.pause(ctx, st.Tau)
+			if err != nil {
 				return nil, err
 			}
+			w.owed = left
 			paused += time.Since(p0)
 		}
 	}
@@ -424,6 +447,25 @@ func (w *realWorker) commit(ctx context.Context, c *transport.Message) (stop boo
 			}
 			break
 		}
+	}
+}
+
+// pause sleeps d unless an interrupt comes first, and returns the time
+// left.
+func (w *realWorker) pause(ctx context.Context, d time.Duration) (time.Duration, error) {
+	if w.interrupted.Load() {
+		return d, nil
+	}
+	t0 := time.Now()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return 0, nil
+	case <-w.wake:
+		return max(d-time.Since(t0), 0), nil
+	case <-ctx.Done():
+		return 0, ctx.Err()
 	}
 }
 

@@ -16,6 +16,9 @@ type shard struct {
 	cursor    int
 	straggler bool
 	stats     WorkerStats
+	// owed is the rest of an Injected pause cut short by an interrupt; the
+	// worker's next batch starts after it.
+	owed time.Duration
 	// deltaLen and block give the delta layout.
 	deltaLen, block int
 	// nextSeq is the sequence number of the worker's next commit.
@@ -93,18 +96,20 @@ func (p pace) finished(j int) time.Duration {
 }
 
 // interrupt returns how many of the batch's k points a worker interrupted
-// at elapsed time e has processed when it commits, and when it commits:
-// it finishes the point it is computing (FSP §3.1); a worker suspended in
-// an Injected pause cannot respond before the pause ends.
-func (p pace) interrupt(k int, e time.Duration) (int, time.Duration) {
+// at elapsed time e has processed when it commits, when it commits, and
+// the pause it still owes. It finishes the point it is computing (FSP
+// §3.1: the others wait "a single data point at most"). A worker in an
+// Injected pause commits at once; the rest of its pause is owed and
+// delays its next batch, so the straggler stays as slow as before.
+func (p pace) interrupt(k int, e time.Duration) (points int, at, owed time.Duration) {
 	// j: the points whose computation has finished by e.
 	j := sort.Search(k+1, func(j int) bool { return p.finished(j) > e }) - 1
 	switch {
-	case j >= k:
-		return k, p.end(k)
+	case j >= k && e >= p.end(k):
+		return k, p.end(k), 0
 	case e < p.end(j):
-		return j, p.end(j) // suspended in the pause after point j
+		return j, e, p.end(j) - e // in the pause after point j
 	default:
-		return j + 1, p.finished(j + 1)
+		return j + 1, p.finished(j + 1), 0
 	}
 }

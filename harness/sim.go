@@ -52,6 +52,7 @@ type simRun struct {
 	clock  uint64
 	ver    consistency.Version
 	active bool
+	owed   time.Duration // pause served before start
 }
 
 type simQueue []*simEvent
@@ -212,7 +213,19 @@ func (s *sim) interrupt(ev *simEvent) {
 	if !r.active || r.gen != ev.gen {
 		return // the batch already ended
 	}
-	j, at := r.pace.interrupt(r.k, s.now-r.start)
+	sh := s.st.shards[ev.w]
+	e := s.now - r.start
+	if e < 0 {
+		// Still serving a pause owed from the previous batch.
+		sh.owed = -e
+		r.owed += e // the part served
+		r.start, r.k = s.now, 0
+		r.gen++
+		s.push(&simEvent{t: s.now, kind: simDone, w: ev.w, gen: r.gen})
+		return
+	}
+	j, at, owed := r.pace.interrupt(r.k, e)
+	sh.owed = owed
 	r.gen++
 	r.k = j
 	s.push(&simEvent{t: r.start + at, kind: simDone, w: ev.w, gen: r.gen})
@@ -227,8 +240,10 @@ func (s *sim) start(ev *simEvent) {
 	}
 	s.computing[ev.w] = true
 	r := &s.runs[ev.w]
-	*r = simRun{gen: r.gen + 1, start: s.now, k: sh.points(ev.eff.Budget), pace: s.e.pace(sh),
-		params: ev.params, clock: ev.eff.Clock, ver: ev.eff.Version, active: true}
+	// A pause owed from an interrupted batch comes first.
+	*r = simRun{gen: r.gen + 1, start: s.now + sh.owed, k: sh.points(ev.eff.Budget), pace: s.e.pace(sh),
+		params: ev.params, clock: ev.eff.Clock, ver: ev.eff.Version, active: true, owed: sh.owed}
+	sh.owed = 0
 	s.push(&simEvent{t: s.now + r.pace.end(r.k), kind: simDone, w: ev.w, gen: r.gen})
 }
 
@@ -242,7 +257,7 @@ func (s *sim) done(ev *simEvent) {
 	sh := s.st.shards[ev.w]
 	d := s.st.coord.newDelta()
 	sh.process(r.params, r.k, d)
-	busy := s.now - r.start
+	busy := s.now - r.start + r.owed
 	sh.stats.Busy += busy
 	sh.stats.Paused += busy - time.Duration(r.k)*s.e.Cost.PointCost
 	sh.stats.Points += int64(r.k)
