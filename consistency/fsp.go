@@ -17,6 +17,7 @@ type fsp struct {
 	// next is the interval of the next round (EvSetInterval).
 	next      time.Duration
 	deadline  time.Duration
+	begun     time.Duration // when the current round was released
 	triggered bool
 }
 
@@ -45,6 +46,16 @@ func (m *fsp) Step(ev Event) ([]Effect, error) {
 			out = m.trigger(out)
 		}
 	case EvSetInterval:
+		// The current round takes the new interval if its barrier has not
+		// been initiated yet; otherwise the next round does.
+		if m.started && !m.triggered && len(m.ids) > 0 {
+			m.interval = ev.Interval
+			m.deadline = m.begun + m.interval
+			if ev.Now >= m.deadline {
+				return m.trigger(out), nil
+			}
+			return append(out, Effect{Kind: EfTimer, At: m.deadline}), nil
+		}
 		m.next = ev.Interval
 	case EvJoin:
 		m.join(ev.Worker, 0)
@@ -90,6 +101,7 @@ func (m *fsp) endRound(out []Effect, now time.Duration) []Effect {
 	if len(m.ids) == 0 {
 		return out
 	}
+	m.begun = now
 	m.deadline = now + m.interval
 	return append(out, Effect{Kind: EfTimer, At: m.deadline})
 }

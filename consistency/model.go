@@ -64,8 +64,10 @@ const (
 	// applied by a final Apply, and no worker is released again.
 	EvStop
 	// EvSetInterval: a time-triggered model's barrier interval becomes
-	// Interval from the next round on (an interval tuner's decision).
-	// Other models validate and ignore it.
+	// Interval (an interval tuner's decision): for the current round if
+	// its barrier has not been initiated yet (the timer is re-armed from
+	// the round's start), else from the next round. Other models validate
+	// and ignore it.
 	EvSetInterval
 )
 
@@ -87,7 +89,7 @@ type Event struct {
 	Points  int           // EvCommit, EvProgress
 	Now     time.Duration // the driver's clock when the event is fed (any event)
 	// Interval (EvSetInterval) is the new barrier interval of a
-	// time-triggered model, from the next round on.
+	// time-triggered model.
 	Interval time.Duration
 }
 
