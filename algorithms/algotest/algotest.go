@@ -17,6 +17,11 @@ type Options struct {
 	// Tol is the relative tolerance for comparing deltas, parameters and
 	// objectives computed in different summation orders. Default 1e-10.
 	Tol float64
+	// RequireCheckpointer makes Check fail unless the Server and the
+	// Workers implement algorithms.Checkpointer. Without it the rollback
+	// test runs on whichever of them implements it, and is skipped when
+	// neither does. Every workload of this module sets it.
+	RequireCheckpointer bool
 }
 
 // Check runs the conformance suite on alg, which must have at least 4 points.
@@ -152,6 +157,8 @@ func Check(t *testing.T, alg algorithms.Algorithm, opt Options) {
 			t.Errorf("%s: refused or empty deltas changed the server state", alg.Name())
 		}
 	})
+
+	t.Run("rollback", func(t *testing.T) { checkRollback(t, alg, theta0, opt) })
 
 	t.Run("bad-theta0", func(t *testing.T) {
 		bad := slices.Clone(theta0)

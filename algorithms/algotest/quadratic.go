@@ -54,7 +54,7 @@ func (q *Quadratic) NewWorker(points []int) (algorithms.Worker, error) {
 			return nil, fmt.Errorf("quadratic: point %d out of range [0,%d)", p, len(q.X))
 		}
 	}
-	return &quadWorker{q: q, pts: points}, nil
+	return &quadWorker{q: q, pts: points, owner: algorithms.ShardOwner(q.Name(), q.Layout(), points)}, nil
 }
 
 // NewServer implements algorithms.Algorithm.
@@ -66,7 +66,10 @@ func (q *Quadratic) NewServer(theta0 []float64) (algorithms.Server, error) {
 	if lr == 0 {
 		lr = 1
 	}
-	return &quadServer{l: q.Layout(), theta: slices.Clone(theta0), lr: lr}, nil
+	return &quadServer{
+		l: q.Layout(), theta: slices.Clone(theta0), lr: lr,
+		owner: fmt.Sprintf("%s server, layout %+v, lr %v", q.Name(), q.Layout(), lr),
+	}, nil
 }
 
 // Objective implements algorithms.Algorithm.
@@ -82,6 +85,7 @@ type quadWorker struct {
 	q     *Quadratic
 	pts   []int
 	theta []float64
+	owner string // of checkpoints
 }
 
 func (w *quadWorker) Len() int                  { return len(w.pts) }
@@ -105,11 +109,40 @@ func (w *quadWorker) Evaluate() algorithms.Partial {
 	return algorithms.Partial{Sum: s, N: float64(len(w.pts))}
 }
 
+// quadWorker has no per-point state: its checkpoints only check identity.
+func (w *quadWorker) Checkpoint() algorithms.Checkpoint {
+	return algorithms.NewCheckpoint(w.owner, struct{}{})
+}
+func (w *quadWorker) Restore(c algorithms.Checkpoint) error {
+	_, err := algorithms.CheckpointState[struct{}](c, w.owner)
+	return err
+}
+
 type quadServer struct {
 	l     algorithms.Layout
 	theta []float64
 	lr    float64
 	steps int
+	owner string // of checkpoints
+}
+
+// quadState is a checkpoint of a quadServer.
+type quadState struct {
+	theta []float64
+	steps int
+}
+
+func (s *quadServer) Checkpoint() algorithms.Checkpoint {
+	return algorithms.NewCheckpoint(s.owner, &quadState{theta: slices.Clone(s.theta), steps: s.steps})
+}
+func (s *quadServer) Restore(c algorithms.Checkpoint) error {
+	st, err := algorithms.CheckpointState[*quadState](c, s.owner)
+	if err != nil {
+		return err
+	}
+	copy(s.theta, st.theta)
+	s.steps = st.steps
+	return nil
 }
 
 func (s *quadServer) Params() []float64 { return s.theta }

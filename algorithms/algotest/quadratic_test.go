@@ -10,7 +10,7 @@ import (
 
 func TestQuadraticConforms(t *testing.T) {
 	q := &algotest.Quadratic{X: algotest.Dyadic(rand.New(rand.NewPCG(1, 2)), 40, 5), LR: 0.5}
-	algotest.Check(t, q, algotest.Options{})
+	algotest.Check(t, q, algotest.Options{RequireCheckpointer: true})
 }
 
 func TestQuadraticFullBatchLandsOnMean(t *testing.T) {
