@@ -47,7 +47,8 @@ type Algorithm interface {
 // A worker may keep per-point state (EM keeps each point's last
 // contribution s_i so that reprocessing the point yields s_i(new) − s_i(old)).
 // That state advances when Process runs, so a runtime that drops a computed
-// delta must also discard the worker (or restore it) to stay consistent.
+// delta must also discard the worker, or restore it from a checkpoint taken
+// before (see Checkpointer), to stay consistent.
 type Worker interface {
 	// Len is the number of local points.
 	Len() int

@@ -95,3 +95,24 @@ func mix64(z uint64) uint64 {
 	z = (z ^ z>>27) * 0x94d049bb133111eb
 	return z ^ z>>31
 }
+
+// Stateless implements Checkpointer for a Worker without per-point state,
+// such as a gradient-descent worker: a checkpoint records only the owner,
+// and Restore only checks it. Such a worker embeds the Stateless that
+// NewStateless returns for it, so that a runtime can treat every worker
+// alike.
+type Stateless struct{ owner string }
+
+// NewStateless returns a Stateless whose checkpoints have the given owner,
+// usually ShardOwner(name, layout, points).
+func NewStateless(owner string) Stateless { return Stateless{owner: owner} }
+
+// Checkpoint returns a checkpoint that records the owner.
+func (s Stateless) Checkpoint() Checkpoint { return NewCheckpoint(s.owner, struct{}{}) }
+
+// Restore returns an error wrapping ErrLayout unless c was taken from an
+// object with the same owner; it changes nothing.
+func (s Stateless) Restore(c Checkpoint) error {
+	_, err := CheckpointState[struct{}](c, s.owner)
+	return err
+}

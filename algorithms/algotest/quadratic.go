@@ -54,7 +54,7 @@ func (q *Quadratic) NewWorker(points []int) (algorithms.Worker, error) {
 			return nil, fmt.Errorf("quadratic: point %d out of range [0,%d)", p, len(q.X))
 		}
 	}
-	return &quadWorker{q: q, pts: points, owner: algorithms.ShardOwner(q.Name(), q.Layout(), points)}, nil
+	return &quadWorker{q: q, pts: points, Stateless: algorithms.NewStateless(algorithms.ShardOwner(q.Name(), q.Layout(), points))}, nil
 }
 
 // NewServer implements algorithms.Algorithm.
@@ -85,7 +85,7 @@ type quadWorker struct {
 	q     *Quadratic
 	pts   []int
 	theta []float64
-	owner string // of checkpoints
+	algorithms.Stateless
 }
 
 func (w *quadWorker) Len() int                  { return len(w.pts) }
@@ -107,15 +107,6 @@ func (w *quadWorker) Evaluate() algorithms.Partial {
 		}
 	}
 	return algorithms.Partial{Sum: s, N: float64(len(w.pts))}
-}
-
-// quadWorker has no per-point state: its checkpoints only check identity.
-func (w *quadWorker) Checkpoint() algorithms.Checkpoint {
-	return algorithms.NewCheckpoint(w.owner, struct{}{})
-}
-func (w *quadWorker) Restore(c algorithms.Checkpoint) error {
-	_, err := algorithms.CheckpointState[struct{}](c, w.owner)
-	return err
 }
 
 type quadServer struct {

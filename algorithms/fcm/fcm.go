@@ -98,7 +98,7 @@ func (f *FCM) Init(rng *rand.Rand) ([]float64, error) {
 
 // NewWorker returns a worker over the points with the given indices, each
 // with zero memberships. The indices are copied; a point listed twice
-// counts twice.
+// counts twice. Its algorithms.Checkpointer saves the weights u^m.
 func (f *FCM) NewWorker(points []int) (algorithms.Worker, error) {
 	if err := emcore.CheckPoints(points, f.data.N, "fcm"); err != nil {
 		return nil, err
@@ -112,6 +112,7 @@ func (f *FCM) NewWorker(points []int) (algorithms.Worker, error) {
 		d2:     make([]float64, f.k),
 		u:      make([]float64, f.k),
 		data:   emcore.NewRows(f.data.X, f.d, blockRows),
+		owner:  algorithms.ShardOwner(f.Name(), f.layout, points),
 	}, nil
 }
 
@@ -121,10 +122,11 @@ func (f *FCM) NewWorker(points []int) (algorithms.Worker, error) {
 // centroid. A delta refused by algorithms.CheckApply, or one that would
 // make a statistic or centroid overflow, leaves the server unchanged. The
 // server satisfies interface{ Stats() []float64 } (a copy of the
-// statistics, for tests and diagnostics).
+// statistics, for tests and diagnostics); its algorithms.Checkpointer saves
+// θ, the statistics and Steps.
 func (f *FCM) NewServer(theta0 []float64) (algorithms.Server, error) {
 	if err := algorithms.CheckParams(f.layout, theta0); err != nil {
 		return nil, err
 	}
-	return emcore.NewServer(f.layout, theta0, f.mStep), nil
+	return emcore.NewServer("fcm", f.layout, theta0, f.mStep), nil
 }

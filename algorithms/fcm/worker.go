@@ -24,10 +24,17 @@ type worker struct {
 	d2    []float64 // K scratch: squared distances of one point
 	u     []float64 // K scratch: memberships of one point
 
-	data emcore.Rows[float64] // the data, for gathering rows
+	data  emcore.Rows[float64] // the data, for gathering rows
+	owner string               // of checkpoints
 }
 
 func (w *worker) Len() int { return len(w.points) }
+
+// Checkpoint returns a copy of the weights u^m.
+func (w *worker) Checkpoint() algorithms.Checkpoint { return emcore.Checkpoint(w.owner, w.um) }
+
+// Restore restores the weights u^m of a checkpoint.
+func (w *worker) Restore(c algorithms.Checkpoint) error { return emcore.Restore(c, w.owner, w.um) }
 
 // SetParams installs the centroids θ (K×D) and precomputes ‖c_j‖².
 func (w *worker) SetParams(theta []float64) {

@@ -194,7 +194,7 @@ func FeatureVariance(data *dataset.Dense) []float64 {
 
 // NewWorker returns a worker over the points with the given indices, each
 // with zero responsibilities. The indices are copied; a point listed twice
-// counts twice.
+// counts twice. Its algorithms.Checkpointer saves the responsibilities.
 func (g *GMM) NewWorker(points []int) (algorithms.Worker, error) {
 	if err := emcore.CheckPoints(points, g.data.N, "gmm"); err != nil {
 		return nil, err
@@ -211,6 +211,7 @@ func (g *GMM) NewWorker(points []int) (algorithms.Worker, error) {
 		lp:     make([]float64, g.k),
 		sq:     make([]float64, g.d),
 		data:   emcore.NewRows(g.data.X, g.d, blockRows),
+		owner:  algorithms.ShardOwner(g.Name(), g.layout, points),
 	}, nil
 }
 
@@ -223,10 +224,11 @@ func (g *GMM) NewWorker(points []int) (algorithms.Worker, error) {
 // algorithms.CheckApply, or one that would make a statistic or parameter
 // overflow, leaves the server unchanged. The server satisfies
 // interface{ Stats() []float64 } (a copy of the statistics, for tests and
-// diagnostics).
+// diagnostics); its algorithms.Checkpointer saves θ, the statistics and
+// Steps.
 func (g *GMM) NewServer(theta0 []float64) (algorithms.Server, error) {
 	if err := g.checkTheta(theta0); err != nil {
 		return nil, err
 	}
-	return emcore.NewServer(g.layout, theta0, g.mStep), nil
+	return emcore.NewServer("gmm", g.layout, theta0, g.mStep), nil
 }

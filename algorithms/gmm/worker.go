@@ -25,10 +25,17 @@ type worker struct {
 	lp    []float64 // K scratch: weighted log-probabilities of one point
 	sq    []float64 // D scratch: x²
 
-	data emcore.Rows[float64] // the data, for gathering rows
+	data  emcore.Rows[float64] // the data, for gathering rows
+	owner string               // of checkpoints
 }
 
 func (w *worker) Len() int { return len(w.points) }
+
+// Checkpoint returns a copy of the responsibilities.
+func (w *worker) Checkpoint() algorithms.Checkpoint { return emcore.Checkpoint(w.owner, w.resp) }
+
+// Restore restores the responsibilities of a checkpoint.
+func (w *worker) Restore(c algorithms.Checkpoint) error { return emcore.Restore(c, w.owner, w.resp) }
 
 // SetParams installs θ and precomputes the precisions and per-component
 // constants of the log-densities.

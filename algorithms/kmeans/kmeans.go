@@ -111,7 +111,7 @@ func (km *KMeans) Objective(theta []float64, parts ...algorithms.Partial) float6
 
 // NewWorker returns a worker over the points with the given indices, each
 // initially unassigned. The indices are copied; a point listed twice counts
-// twice.
+// twice. Its algorithms.Checkpointer saves the assignments.
 func (km *KMeans) NewWorker(points []int) (algorithms.Worker, error) {
 	if err := emcore.CheckPoints(points, km.data.N, "kmeans"); err != nil {
 		return nil, err
@@ -123,6 +123,7 @@ func (km *KMeans) NewWorker(points []int) (algorithms.Worker, error) {
 		cnorm:  make([]float64, km.k),
 		dots:   make([]float64, blockRows*km.k),
 		data:   emcore.NewRows(km.data.X, km.d, blockRows),
+		owner:  algorithms.ShardOwner(km.Name(), km.layout, points),
 	}
 	for i := range w.assign {
 		w.assign[i] = -1
@@ -137,7 +138,8 @@ func (km *KMeans) NewWorker(points []int) (algorithms.Worker, error) {
 }
 
 // NewServer returns a server whose parameters start at theta0 (copied) and
-// whose statistics S and C start at zero.
+// whose statistics S and C start at zero. Its algorithms.Checkpointer saves
+// θ, S, C and Steps.
 func (km *KMeans) NewServer(theta0 []float64) (algorithms.Server, error) {
 	if err := algorithms.CheckParams(km.layout, theta0); err != nil {
 		return nil, err
@@ -148,5 +150,6 @@ func (km *KMeans) NewServer(theta0 []float64) (algorithms.Server, error) {
 		theta: append([]float64(nil), theta0...),
 		s:     make([]float64, kd), c: make([]float64, km.k),
 		ts: make([]float64, kd), tc: make([]float64, km.k),
+		owner: fmt.Sprintf("%s server, layout %+v", km.Name(), km.layout),
 	}, nil
 }

@@ -3,18 +3,47 @@ package kmeans
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/syncmodels/syncmodels/algorithms"
 )
 
 // server keeps the running statistics S (K×D) and C (K) and the centroids.
+// A checkpoint holds the centroids, S, C and Steps.
 type server struct {
 	k, d   int
 	layout algorithms.Layout
-	theta  []float64 // current centroids; replaced, never modified, by Apply
+	theta  []float64 // current centroids; replaced, never modified, by Apply and Restore
 	s, c   []float64 // running statistics
 	ts, tc []float64 // scratch for the next statistics
 	steps  int
+	owner  string // of checkpoints
+}
+
+// serverState is a checkpoint of a server.
+type serverState struct {
+	theta, s, c []float64
+	steps       int
+}
+
+func (s *server) Checkpoint() algorithms.Checkpoint {
+	return algorithms.NewCheckpoint(s.owner, &serverState{
+		theta: slices.Clone(s.theta), s: slices.Clone(s.s), c: slices.Clone(s.c), steps: s.steps,
+	})
+}
+
+// Restore installs a copy of the checkpoint's centroids as a new slice:
+// earlier Params slices stay valid and unchanged.
+func (s *server) Restore(c algorithms.Checkpoint) error {
+	st, err := algorithms.CheckpointState[*serverState](c, s.owner)
+	if err != nil {
+		return err
+	}
+	s.theta = slices.Clone(st.theta)
+	copy(s.s, st.s)
+	copy(s.c, st.c)
+	s.steps = st.steps
+	return nil
 }
 
 func (s *server) Params() []float64 { return s.theta }

@@ -22,9 +22,16 @@ type worker struct {
 
 	data   emcore.Rows[float64] // the data, for gathering rows
 	data32 emcore.Rows[float32] // the float32 data (Float32 mode)
+	owner  string               // of checkpoints
 }
 
 func (w *worker) Len() int { return len(w.points) }
+
+// Checkpoint returns a copy of the assignments.
+func (w *worker) Checkpoint() algorithms.Checkpoint { return emcore.Checkpoint(w.owner, w.assign) }
+
+// Restore restores the assignments of a checkpoint.
+func (w *worker) Restore(c algorithms.Checkpoint) error { return emcore.Restore(c, w.owner, w.assign) }
 
 // SetParams installs centroids θ (K×D) and precomputes ‖c_j‖².
 func (w *worker) SetParams(theta []float64) {

@@ -23,6 +23,6 @@ func TestConformance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Run("dense", func(t *testing.T) { algotest.Check(t, dn, algotest.Options{}) })
-	t.Run("sparse", func(t *testing.T) { algotest.Check(t, sp, algotest.Options{}) })
+	t.Run("dense", func(t *testing.T) { algotest.Check(t, dn, algotest.Options{RequireCheckpointer: true}) })
+	t.Run("sparse", func(t *testing.T) { algotest.Check(t, sp, algotest.Options{RequireCheckpointer: true}) })
 }

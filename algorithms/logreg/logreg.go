@@ -135,6 +135,7 @@ func (m *model) Init(rng *rand.Rand) ([]float64, error) {
 func (m *model) NewServer(theta0 []float64) (algorithms.Server, error) {
 	d, lambda := m.d, m.cfg.Lambda
 	return optim.NewAlgorithmServer(theta0, optim.ServerConfig{
+		Name:   m.name,
 		Layout: m.layout,
 		Points: m.n,
 		Optim:  m.cfg.Optim,
@@ -170,6 +171,12 @@ func (m *model) checkPoints(points []int) error {
 		}
 	}
 	return nil
+}
+
+// stateless returns the algorithms.Checkpointer of a worker over points:
+// workers have no per-point state.
+func (m *model) stateless(points []int) algorithms.Stateless {
+	return algorithms.NewStateless(algorithms.ShardOwner(m.name, m.layout, points))
 }
 
 // sigmoid returns 1/(1+e^−z) without overflow.
@@ -222,18 +229,20 @@ func NewDense(data *dataset.Dense, cfg Config) (*Dense, error) {
 	return &Dense{model: m, data: data}, nil
 }
 
-// NewWorker returns a worker over the given rows.
+// NewWorker returns a worker over the given rows. It has no per-point
+// state; its algorithms.Checkpointer only checks identity.
 func (m *Dense) NewWorker(points []int) (algorithms.Worker, error) {
 	if err := m.checkPoints(points); err != nil {
 		return nil, err
 	}
-	return &denseWorker{m: m, points: points}, nil
+	return &denseWorker{m: m, points: points, Stateless: m.stateless(points)}, nil
 }
 
 type denseWorker struct {
 	m      *Dense
 	points []int
 	theta  []float64
+	algorithms.Stateless
 }
 
 func (w *denseWorker) Len() int                  { return len(w.points) }
@@ -297,18 +306,20 @@ func NewSparse(data *dataset.Sparse, cfg Config) (*Sparse, error) {
 	return &Sparse{model: m, data: data}, nil
 }
 
-// NewWorker returns a worker over the given rows.
+// NewWorker returns a worker over the given rows. It has no per-point
+// state; its algorithms.Checkpointer only checks identity.
 func (m *Sparse) NewWorker(points []int) (algorithms.Worker, error) {
 	if err := m.checkPoints(points); err != nil {
 		return nil, err
 	}
-	return &sparseWorker{m: m, points: points}, nil
+	return &sparseWorker{m: m, points: points, Stateless: m.stateless(points)}, nil
 }
 
 type sparseWorker struct {
 	m      *Sparse
 	points []int
 	theta  []float64
+	algorithms.Stateless
 }
 
 func (w *sparseWorker) Len() int                  { return len(w.points) }

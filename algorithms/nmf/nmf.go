@@ -146,6 +146,7 @@ func (a *NMF) NewServer(theta0 []float64) (algorithms.Server, error) {
 	}
 	nw, hs := a.nw, a.cfg.HScale
 	return optim.NewAlgorithmServer(theta0, optim.ServerConfig{
+		Name:   a.Name(),
 		Layout: a.layout,
 		Points: a.data.N,
 		Optim:  a.cfg.Optim,
@@ -179,14 +180,18 @@ func (a *NMF) Objective(theta []float64, parts ...algorithms.Partial) float64 {
 	return s.Sum / s.N
 }
 
-// NewWorker returns a worker over the rows with the given indices.
+// NewWorker returns a worker over the rows with the given indices. It has no
+// per-point state; its algorithms.Checkpointer only checks identity.
 func (a *NMF) NewWorker(points []int) (algorithms.Worker, error) {
 	for k, i := range points {
 		if i < 0 || i >= a.data.N {
 			return nil, fmt.Errorf("nmf: shard entry %d is row %d, outside [0,%d): %w", k, i, a.data.N, algorithms.ErrLayout)
 		}
 	}
-	return &worker{a: a, points: points, e: make([]float64, a.data.D)}, nil
+	return &worker{
+		a: a, points: points, e: make([]float64, a.data.D),
+		Stateless: algorithms.NewStateless(algorithms.ShardOwner(a.Name(), a.layout, points)),
+	}, nil
 }
 
 type worker struct {
@@ -194,6 +199,7 @@ type worker struct {
 	points []int
 	theta  []float64
 	e      []float64 // scratch: W_i·H − x_i
+	algorithms.Stateless
 }
 
 func (w *worker) Len() int                  { return len(w.points) }

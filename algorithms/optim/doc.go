@@ -20,6 +20,10 @@
 // momentum and Adam moments of every other row alone, like PyTorch's
 // SparseAdam; see Optimizer for what that means.
 //
+// Optimizers and Server implement algorithms.Checkpointer: a checkpoint is
+// a deep copy of θ, the counters and every entry of the optimizer's
+// buffers, so a rollback restores lazy sparse state exactly.
+//
 // The reference values in the tests come from plain numpy
 // (testdata/gd/make_refs.py).
 package optim

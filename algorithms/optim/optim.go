@@ -3,6 +3,7 @@ package optim
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/internal/kernel"
@@ -188,6 +189,11 @@ type Optimizer interface {
 	Steps() int
 	// Config returns the configuration with defaults filled in.
 	Config() Config
+	// Checkpoint and Restore save and restore the step counter, the epoch
+	// and the momentum buffer or Adam moments, every entry (touched or
+	// not). An optimizer refuses the checkpoint of one with another
+	// configuration or number of parameters.
+	algorithms.Checkpointer
 }
 
 // New returns an Optimizer for n parameters. It validates a copy of cfg.
@@ -198,7 +204,7 @@ func New(cfg Config, n int) (Optimizer, error) {
 	if n < 0 {
 		return nil, fmt.Errorf("optim: %d parameters: %w", n, algorithms.ErrConfig)
 	}
-	b := base{cfg: cfg, n: n, lr: cfg.Rate(0)}
+	b := base{cfg: cfg, n: n, lr: cfg.Rate(0), owner: fmt.Sprintf("optimizer %+v for %d parameters", cfg, n)}
 	switch cfg.Method {
 	case SGD:
 		return &sgd{base: b}, nil
@@ -216,6 +222,31 @@ type base struct {
 	t     int     // steps taken
 	epoch int     // current epoch for the schedule
 	lr    float64 // cfg.Rate(epoch)
+	owner string  // of checkpoints: cfg and n
+}
+
+// optState is a checkpoint of an optimizer: its base and copies of its
+// buffers (nil when it has none).
+type optState struct {
+	base base
+	m, v []float64
+}
+
+// checkpoint returns a checkpoint of b and the buffers m and v.
+func (b *base) checkpoint(m, v []float64) algorithms.Checkpoint {
+	return algorithms.NewCheckpoint(b.owner, &optState{base: *b, m: slices.Clone(m), v: slices.Clone(v)})
+}
+
+// restore restores b and the buffers m and v from c.
+func (b *base) restore(c algorithms.Checkpoint, m, v []float64) error {
+	st, err := algorithms.CheckpointState[*optState](c, b.owner)
+	if err != nil {
+		return err
+	}
+	*b = st.base
+	copy(m, st.m)
+	copy(v, st.v)
+	return nil
 }
 
 func (b *base) Steps() int     { return b.t }
@@ -258,6 +289,9 @@ func (b *base) runs(blocks []int32, width int, fn func(lo, hi int)) {
 
 type sgd struct{ base }
 
+func (o *sgd) Checkpoint() algorithms.Checkpoint     { return o.checkpoint(nil, nil) }
+func (o *sgd) Restore(c algorithms.Checkpoint) error { return o.restore(c, nil, nil) }
+
 func (o *sgd) Step(theta, grad []float64) {
 	o.check(theta, grad)
 	o.t++
@@ -275,6 +309,9 @@ type momentum struct {
 	v        []float64
 	nesterov bool
 }
+
+func (o *momentum) Checkpoint() algorithms.Checkpoint     { return o.checkpoint(nil, o.v) }
+func (o *momentum) Restore(c algorithms.Checkpoint) error { return o.restore(c, nil, o.v) }
 
 func (o *momentum) Step(theta, grad []float64) {
 	o.check(theta, grad)
@@ -313,6 +350,9 @@ type adam struct {
 	// per-step constants: η_t/(1−β1ᵗ) and 1/√(1−β2ᵗ)
 	stepSize, invSq2 float64
 }
+
+func (o *adam) Checkpoint() algorithms.Checkpoint     { return o.checkpoint(o.m, o.v) }
+func (o *adam) Restore(c algorithms.Checkpoint) error { return o.restore(c, o.m, o.v) }
 
 func (o *adam) begin() {
 	o.t++

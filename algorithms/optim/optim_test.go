@@ -258,3 +258,47 @@ func BenchmarkStep(b *testing.B) {
 		})
 	}
 }
+
+// TestOptimizerCheckpoint checks that an optimizer's Restore brings back
+// the step counter, the epoch and the buffers, bit for bit.
+func TestOptimizerCheckpoint(t *testing.T) {
+	for _, m := range []Method{SGD, Momentum, Nesterov, Adam} {
+		opt, err := New(Config{Method: m, LR: 0.1, Schedule: InvSqrtEpoch}, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		theta := []float64{1, 2, 3, 4}
+		grads := [][]float64{{1, -1, 2, 0}, {0.5, 0.5, -3, 1}, {2, 0, 1, -1}}
+		opt.Step(theta, grads[0])
+		opt.SetEpoch(2)
+		cp, theta0 := opt.Checkpoint(), slices.Clone(theta)
+		replay := func() []float64 {
+			th := slices.Clone(theta0)
+			opt.Step(th, grads[1])
+			opt.SetEpoch(5)
+			opt.StepBlocks(th, grads[2], []int32{1}, 2)
+			return th
+		}
+		want := replay()
+		for range 2 {
+			if err := opt.Restore(cp); err != nil {
+				t.Fatalf("%v: Restore: %v", m, err)
+			}
+			if opt.Steps() != 1 {
+				t.Errorf("%v: Steps after Restore = %d; want 1", m, opt.Steps())
+			}
+			if got := replay(); !slices.Equal(got, want) {
+				t.Errorf("%v: after Restore θ = %v; want %v", m, got, want)
+			}
+		}
+		for _, other := range []struct {
+			cfg Config
+			n   int
+		}{{Config{Method: m, LR: 0.1, Schedule: InvSqrtEpoch}, 5}, {Config{Method: m, LR: 0.1}, 4}} {
+			o, _ := New(other.cfg, other.n)
+			if err := opt.Restore(o.Checkpoint()); !errors.Is(err, algorithms.ErrLayout) {
+				t.Errorf("%v: Restore(checkpoint of %+v for %d) = %v; want ErrLayout", m, other.cfg, other.n, err)
+			}
+		}
+	}
+}

@@ -9,6 +9,10 @@ import (
 
 // ServerConfig configures a Server.
 type ServerConfig struct {
+	// Name is the workload's name ("logreg", "pmf", …). A checkpoint
+	// records it, so that the server of another workload with the same
+	// layout and optimizer refuses it. Optional.
+	Name string
 	// Layout is the workload's layout. Params must equal Delta: a delta is
 	// a gradient sum over the parameters.
 	Layout algorithms.Layout
@@ -42,6 +46,11 @@ type ServerConfig struct {
 // The epoch for the learning-rate schedule is the number of points applied
 // before this delta divided by ServerConfig.Points, so with full-batch
 // updates step t (0-based) runs in epoch t.
+//
+// Server implements algorithms.Checkpointer: a checkpoint holds θ, the
+// optimizer's state (every entry of its buffers, touched or not), Steps and
+// Points. It is refused by a server with another name, layout, Points or
+// optimizer configuration. Restore, like Apply, changes θ in place.
 type Server struct {
 	cfg    ServerConfig
 	theta  []float64
@@ -50,6 +59,14 @@ type Server struct {
 	steps  int
 	points int
 	spans  [][2]int
+	owner  string // of checkpoints
+}
+
+// serverState is a checkpoint of a Server.
+type serverState struct {
+	theta         []float64
+	opt           algorithms.Checkpoint
+	steps, points int
 }
 
 // NewServer returns a Server starting from a copy of theta0.
@@ -74,6 +91,8 @@ func NewServer(theta0 []float64, cfg ServerConfig) (*Server, error) {
 		theta: slices.Clone(theta0),
 		grad:  make([]float64, l.Params),
 		opt:   opt,
+		owner: fmt.Sprintf("optim server %q, layout %+v, %d points per epoch, %+v",
+			cfg.Name, l, cfg.Points, cfg.Optim),
 	}, nil
 }
 
@@ -111,6 +130,29 @@ func (s *Server) Epoch() int {
 // Optimizer returns the configuration of the server's optimizer, defaults
 // filled in.
 func (s *Server) Optimizer() Config { return s.cfg.Optim }
+
+// Checkpoint returns a deep copy of θ, the optimizer state, Steps and
+// Points (see algorithms.Checkpointer).
+func (s *Server) Checkpoint() algorithms.Checkpoint {
+	return algorithms.NewCheckpoint(s.owner, &serverState{
+		theta: slices.Clone(s.theta), opt: s.opt.Checkpoint(), steps: s.steps, points: s.points,
+	})
+}
+
+// Restore returns the server to the state of a checkpoint of it or of a
+// server built identically; see algorithms.Checkpointer.
+func (s *Server) Restore(c algorithms.Checkpoint) error {
+	st, err := algorithms.CheckpointState[*serverState](c, s.owner)
+	if err != nil {
+		return err
+	}
+	if err := s.opt.Restore(st.opt); err != nil {
+		return err
+	}
+	copy(s.theta, st.theta)
+	s.steps, s.points = st.steps, st.points
+	return nil
+}
 
 // Apply takes one optimizer step with the gradient of d. A delta with the
 // wrong layout or a non-finite live entry is refused with an error and

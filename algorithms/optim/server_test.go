@@ -2,7 +2,9 @@ package optim
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -212,5 +214,113 @@ func TestNewAlgorithmServer(t *testing.T) {
 	}
 	if _, ok := s.(*Server); !ok || !slices.Equal(s.Params(), []float64{1, 2}) {
 		t.Errorf("NewAlgorithmServer = %T with θ %v", s, s.Params())
+	}
+}
+
+// TestServerCheckpoint checks that Restore brings back θ, the optimizer
+// state (including the lazy state of blocks first touched after the
+// checkpoint), Steps, Points and the schedule's epoch, bit for bit, and that
+// the checkpoints of other servers are refused.
+func TestServerCheckpoint(t *testing.T) {
+	const n, width = 8, 2
+	// Blocks 2 and 3 are first touched after the checkpoint, then again.
+	warm, run := [][]int32{{0}, {0, 1}}, [][]int32{{1, 2}, {2, 3}, {3}, {0, 1, 2, 3}}
+	rng := rand.New(rand.NewPCG(5, 6))
+	deltas := func(l algorithms.Layout, sets [][]int32) []*algorithms.Delta {
+		var ds []*algorithms.Delta
+		for _, set := range sets {
+			d := algorithms.NewDelta(l)
+			for _, b := range set {
+				d.Touch(int(b))
+				for i := int(b) * width; i < int(b+1)*width; i++ {
+					d.Vec[i] = rng.NormFloat64()
+				}
+			}
+			if !d.Sparse() {
+				for i := range d.Vec {
+					d.Vec[i] = rng.NormFloat64()
+				}
+			}
+			d.Count = 1 + rng.IntN(3)
+			ds = append(ds, d)
+		}
+		return ds
+	}
+	for _, m := range []Method{SGD, Momentum, Nesterov, Adam} {
+		for _, block := range []int{0, width} {
+			l := algorithms.Layout{Params: n, Delta: n, Block: block}
+			cfg := ServerConfig{Name: "test", Layout: l, Points: 5, Optim: Config{Method: m, LR: 0.1, Schedule: InvSqrtEpoch}}
+			s, err := NewServer(make([]float64, n), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := fmt.Sprintf("%v block %d", m, block)
+			for _, d := range deltas(l, warm) {
+				if err := s.Apply(d); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cp := s.Checkpoint()
+			theta, steps, points, epoch := slices.Clone(s.Params()), s.Steps(), s.Points(), s.Epoch()
+			ds := deltas(l, run)
+			replay := func() [][]float64 {
+				var out [][]float64
+				for _, d := range ds {
+					if err := s.Apply(d); err != nil {
+						t.Fatal(err)
+					}
+					out = append(out, slices.Clone(s.Params()))
+				}
+				return out
+			}
+			want := replay()
+			if s.Epoch() == epoch {
+				t.Fatalf("%s: the run did not change the epoch", name)
+			}
+			for range 2 {
+				if err := s.Restore(cp); err != nil {
+					t.Fatalf("%s: Restore: %v", name, err)
+				}
+				if !slices.Equal(s.Params(), theta) || s.Steps() != steps || s.Points() != points || s.Epoch() != epoch {
+					t.Errorf("%s: restored θ %v, steps %d, points %d, epoch %d; want %v, %d, %d, %d",
+						name, s.Params(), s.Steps(), s.Points(), s.Epoch(), theta, steps, points, epoch)
+				}
+				for i, got := range replay() {
+					if !slices.Equal(got, want[i]) {
+						t.Errorf("%s: step %d after Restore: θ = %v; want %v", name, i, got, want[i])
+						break
+					}
+				}
+			}
+
+			others := map[string]ServerConfig{}
+			for what, change := range map[string]func(c *ServerConfig){
+				"name":   func(c *ServerConfig) { c.Name = "other" },
+				"points": func(c *ServerConfig) { c.Points = 6 },
+				"method": func(c *ServerConfig) { c.Optim.Method = (m + 1) % 4 },
+				"lr":     func(c *ServerConfig) { c.Optim.LR = 0.2 },
+				"layout": func(c *ServerConfig) { c.Layout.Block = width - block },
+			} {
+				c := cfg
+				change(&c)
+				others[what] = c
+			}
+			before := slices.Clone(s.Params())
+			for what, c := range others {
+				o, err := NewServer(make([]float64, n), c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := s.Restore(o.Checkpoint()); !errors.Is(err, algorithms.ErrLayout) {
+					t.Errorf("%s: Restore(checkpoint of a server with another %s) = %v; want ErrLayout", name, what, err)
+				}
+			}
+			if err := s.Restore(s.opt.Checkpoint()); !errors.Is(err, algorithms.ErrLayout) {
+				t.Errorf("%s: Restore(the optimizer's checkpoint) = %v; want ErrLayout", name, err)
+			}
+			if !slices.Equal(s.Params(), before) || s.Steps() != steps+len(run) {
+				t.Errorf("%s: refused checkpoints changed the server", name)
+			}
+		}
 	}
 }

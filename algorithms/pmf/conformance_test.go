@@ -16,5 +16,5 @@ func TestConformance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	algotest.Check(t, alg, algotest.Options{})
+	algotest.Check(t, alg, algotest.Options{RequireCheckpointer: true})
 }

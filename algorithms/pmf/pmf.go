@@ -144,7 +144,7 @@ func (p *PMF) Init(rng *rand.Rand) ([]float64, error) {
 // NewServer returns a server that steps the touched rows only, with the
 // mean gradient of the merged delta (sum over its ratings / Count).
 func (p *PMF) NewServer(theta0 []float64) (algorithms.Server, error) {
-	return optim.NewAlgorithmServer(theta0, optim.ServerConfig{Layout: p.layout, Points: p.data.Len(), Optim: p.cfg.Optim})
+	return optim.NewAlgorithmServer(theta0, optim.ServerConfig{Name: p.Name(), Layout: p.layout, Points: p.data.Len(), Optim: p.cfg.Optim})
 }
 
 // Objective returns the RMSE √(Σe²/N) of the partials (the penalty is not
@@ -163,7 +163,8 @@ func (p *PMF) Predict(theta []float64, user, item int) float64 {
 	return kernel.Dot(theta[user*r:(user+1)*r], theta[(p.users+item)*r:(p.users+item+1)*r])
 }
 
-// NewWorker returns a worker over the ratings with the given indices.
+// NewWorker returns a worker over the ratings with the given indices. It has
+// no per-point state; its algorithms.Checkpointer only checks identity.
 func (p *PMF) NewWorker(points []int) (algorithms.Worker, error) {
 	n := p.data.Len()
 	for k, i := range points {
@@ -171,13 +172,17 @@ func (p *PMF) NewWorker(points []int) (algorithms.Worker, error) {
 			return nil, fmt.Errorf("pmf: shard entry %d is rating %d, outside [0,%d): %w", k, i, n, algorithms.ErrLayout)
 		}
 	}
-	return &worker{p: p, points: points}, nil
+	return &worker{
+		p: p, points: points,
+		Stateless: algorithms.NewStateless(algorithms.ShardOwner(p.Name(), p.layout, points)),
+	}, nil
 }
 
 type worker struct {
 	p      *PMF
 	points []int
 	theta  []float64
+	algorithms.Stateless
 }
 
 func (w *worker) Len() int                  { return len(w.points) }

@@ -55,3 +55,33 @@ func TestChecks(t *testing.T) {
 	}()
 	CheckProcess("x", true, 1, 3, 2, nil, 0)
 }
+
+func TestServerCheckpoint(t *testing.T) {
+	l := algorithms.Layout{Params: 2, Delta: 2}
+	mean := func(st, _, theta []float64) { theta[0], theta[1] = st[0], st[0]+st[1] }
+	s := NewServer("x", l, []float64{1, 1}, mean)
+	d := algorithms.NewDelta(l)
+	d.Vec[0], d.Vec[1], d.Count = 2, 3, 1
+	s.Apply(d)
+	cp := s.Checkpoint()
+	held := s.Params()
+	s.Apply(d)
+	if err := s.Restore(cp); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(s.Params(), []float64{2, 5}) || !slices.Equal(s.Stats(), []float64{2, 3}) || s.Steps() != 1 {
+		t.Errorf("restored θ %v, stats %v, steps %d; want [2 5], [2 3], 1", s.Params(), s.Stats(), s.Steps())
+	}
+	if &s.Params()[0] == &held[0] {
+		t.Error("Restore reused the checkpoint's or an earlier θ slice")
+	}
+	s.Apply(d)
+	if !slices.Equal(held, []float64{2, 5}) {
+		t.Errorf("an earlier Params slice changed to %v", held)
+	}
+	for _, other := range []*Server{NewServer("y", l, []float64{1, 1}, mean), NewServer("x", algorithms.Layout{Params: 2, Delta: 3}, []float64{1, 1}, mean)} {
+		if err := s.Restore(other.Checkpoint()); !errors.Is(err, algorithms.ErrLayout) {
+			t.Errorf("Restore(checkpoint of %s) = %v; want ErrLayout", other.owner, err)
+		}
+	}
+}

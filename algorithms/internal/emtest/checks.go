@@ -23,7 +23,7 @@ func Conformance(t *testing.T, newAlg func(data *dataset.Dense, init string) (al
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Run(init, func(t *testing.T) { algotest.Check(t, alg, algotest.Options{}) })
+		t.Run(init, func(t *testing.T) { algotest.Check(t, alg, algotest.Options{RequireCheckpointer: true}) })
 	}
 }
 
