@@ -1,0 +1,324 @@
+package interval
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// LinearFitConfig configures a LinearFit. The zero value probes at 200 ms
+// and 400 ms and maximizes the objective.
+type LinearFitConfig struct {
+	// Minimize is true for an objective that decreases as training
+	// progresses (a loss); false for one that increases (EM's
+	// log-likelihood).
+	Minimize bool
+	// Probe is η_i, the first probe's interval; the second probe runs at
+	// 2·Probe. 0 means 200 ms (FSP §3.3, footnote 1).
+	Probe time.Duration
+	// Min and Max bound η*. 0 means Probe/16 and 16·Probe: the linear fit
+	// is not extrapolated further than 16 times beyond the probes.
+	// Min ≤ Probe and 2·Probe ≤ Max.
+	Min, Max time.Duration
+	// Window is how many iterations each monitoring request asks for: the
+	// stage's prediction is checked after every Window iterations. 0 means
+	// 4; otherwise ≥ 1.
+	Window int
+	// Tolerance is the self-correction threshold: a new stage begins when
+	// the progress since the stage began falls short of the stage's
+	// prediction by more than this fraction of it. 0 means 0.2; otherwise
+	// in (0, 1].
+	Tolerance float64
+	// Target, if not nil, is the objective value training aims at; it
+	// gives Stage().Remaining, the time to reach it predicted at the
+	// stage's rate (T in Eq. 7). η* does not depend on it. Must be finite.
+	Target *float64
+}
+
+func (c *LinearFitConfig) validate() error {
+	if c.Probe == 0 {
+		c.Probe = 200 * time.Millisecond
+	}
+	if c.Probe < 0 || c.Probe > math.MaxInt64/32 {
+		return bad("LinearFitConfig.Probe", c.Probe, "must be positive and at most MaxInt64/32 ns")
+	}
+	if c.Min == 0 {
+		c.Min = max(c.Probe/16, 1)
+	}
+	if c.Max == 0 {
+		c.Max = 16 * c.Probe
+	}
+	if c.Window == 0 {
+		c.Window = 4
+	}
+	if c.Tolerance == 0 {
+		c.Tolerance = 0.2
+	}
+	if err := checkBounds("LinearFitConfig", c.Min, c.Max); err != nil {
+		return err
+	}
+	switch {
+	case c.Min > c.Probe:
+		return bad("LinearFitConfig.Min", c.Min, fmt.Sprintf("must be ≤ Probe (%v)", c.Probe))
+	case c.Max < 2*c.Probe:
+		return bad("LinearFitConfig.Max", c.Max, fmt.Sprintf("must be ≥ 2·Probe (%v)", 2*c.Probe))
+	case c.Window < 1:
+		return bad("LinearFitConfig.Window", c.Window, "must be ≥ 1")
+	case !(c.Tolerance > 0 && c.Tolerance <= 1):
+		return bad("LinearFitConfig.Tolerance", c.Tolerance, "must be in (0, 1]")
+	case c.Target != nil && !finite(*c.Target):
+		return bad("LinearFitConfig.Target", *c.Target, "must be finite")
+	}
+	return nil
+}
+
+// Stage describes a LinearFit stage: its fit, its choice and how training
+// has kept to its prediction so far.
+type Stage struct {
+	// Index counts the stages fitted: 1 for the first, 0 before any.
+	Index int
+	// Fit is g(η) = A·η + B through the two probes (progress per second of
+	// valid time; §3.3).
+	Fit Line
+	// Phi is φ, the barrier cost measured during the probes (the mean of
+	// their reports' BarrierCost, per iteration).
+	Phi time.Duration
+	// Interval is the stage's η: Optimum(Fit, Phi, Min, Max), or the
+	// fallback.
+	Interval time.Duration
+	// Fallback is true when the fit predicted no progress at any η in
+	// [Min, Max] (g ≤ 0 there, or a non-finite fit): Interval is then the
+	// probe interval that measured the better progress rate (the longer
+	// one on a tie), and Rate is that probe's rate.
+	Fallback bool
+	// Rate is the predicted progress per second of elapsed time at
+	// Interval: gain(η)/T = η·g(η)/(η+φ), Eq. (7) over T.
+	Rate float64
+	// Start is the objective when the stage's monitoring began (after its
+	// second probe).
+	Start float64
+	// Elapsed and Progress are the monitored time and the objective's
+	// progress since then. The stage ends when Progress falls behind
+	// Rate·Elapsed by more than Tolerance·|Rate·Elapsed|.
+	Elapsed  time.Duration
+	Progress float64
+	// Remaining is T, the time to reach the configured Target from the
+	// current objective at Rate: 0 without a target or once it is
+	// reached, math.MaxInt64 if Rate ≤ 0.
+	Remaining time.Duration
+}
+
+type fitPhase uint8
+
+const (
+	fitCheckpoint fitPhase = iota // save X_j and θ
+	fitProbe1                     // two iterations at η_i from the checkpoint
+	fitRollback                   // back to the checkpoint
+	fitProbe2                     // two iterations at 2η_i from the checkpoint
+	fitMonitor                    // run at η*, check the prediction
+)
+
+// probeIterations is how many iterations each probe runs (§3.3: "through
+// continuously running two iterations starting from X_j").
+const probeIterations = 2
+
+// LinearFit is FSPV, the multi-stage self-corrected linear fitting of FSP
+// §3.3. A stage begins at a checkpoint (the data cursor X_j and the
+// parameters); it runs two iterations at η_i = Probe and measures
+// g(η_i) = Δf/Δt over their valid time, rolls back to the checkpoint,
+// runs the same data again for two iterations at 2η_i and measures
+// g(2η_i); it fits g(η) = a·η + b through the two points, takes φ from the
+// probes' barrier costs, and runs at the η* maximizing Eq. (7),
+//
+//	gain(η) = (T − φ·T/(η + φ))·g(η),
+//
+// over [Min, Max] (see Optimum: η* does not depend on T, so no target is
+// needed). It then monitors the stage: the objective should progress at
+// Rate = η*·g(η*)/(η*+φ) per second; once the progress since the stage
+// began falls short of Rate × elapsed by more than Tolerance of it (the
+// "convergence delay" of §3.3, Fig. 2c: the linear model no longer holds),
+// a new stage begins with a new checkpoint and new probes. A stage that
+// runs ahead of its prediction continues.
+//
+// The requests of a stage, in order:
+//
+//	{OpCheckpoint}  {OpRun, Probe, 2}  {OpRollback}  {OpRun, 2·Probe, 2}
+//	{OpRun, η*, Window}  {OpRun, η*, Window}  …
+//
+// OpRollback only ever follows the first probe, so the caller keeps one
+// checkpoint, which it may drop once the second probe has begun. The
+// second probe's progress is kept: the stage continues from its end.
+type LinearFit struct {
+	cfg       LinearFitConfig
+	target    float64
+	hasTarget bool
+	x         exchange
+	phase     fitPhase
+	f         float64 // objective now (the checkpoint's after a rollback)
+	ck        float64 // objective at the checkpoint
+	g1        float64 // progress per valid second of the first probe
+	phi1      float64 // total barrier cost of the first probe, seconds
+	n1        int     // iterations of the first probe
+	stage     Stage
+}
+
+// NewLinearFit returns an FSPV tuner, or a *FieldError for a bad
+// configuration.
+func NewLinearFit(cfg LinearFitConfig) (*LinearFit, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	t := &LinearFit{cfg: cfg}
+	if cfg.Target != nil {
+		t.target, t.hasTarget = *cfg.Target, true
+		t.cfg.Target = nil
+	}
+	return t, nil
+}
+
+// Next returns the next request, or ErrPending.
+func (t *LinearFit) Next() (Request, error) {
+	var r Request
+	switch t.phase {
+	case fitCheckpoint:
+		r = Request{Op: OpCheckpoint}
+	case fitProbe1:
+		r = Request{Op: OpRun, Interval: t.cfg.Probe, Iterations: probeIterations}
+	case fitRollback:
+		r = Request{Op: OpRollback}
+	case fitProbe2:
+		r = Request{Op: OpRun, Interval: 2 * t.cfg.Probe, Iterations: probeIterations}
+	case fitMonitor:
+		r = Request{Op: OpRun, Interval: t.stage.Interval, Iterations: t.cfg.Window}
+	}
+	return t.x.issue(r)
+}
+
+// Observe takes the report of the pending request.
+func (t *LinearFit) Observe(rep Report) error {
+	if err := t.x.check(rep); err != nil {
+		return err
+	}
+	switch t.phase {
+	case fitCheckpoint:
+		t.ck, t.f = rep.Objective, rep.Objective
+		t.phase = fitProbe1
+	case fitProbe1:
+		g, err := t.quality(t.ck, rep)
+		if err != nil {
+			return err
+		}
+		t.g1, t.phi1, t.n1 = g, float64(rep.Iterations)*rep.BarrierCost.Seconds(), rep.Iterations
+		t.f = rep.Objective
+		t.phase = fitRollback
+	case fitRollback:
+		t.f = t.ck
+		t.phase = fitProbe2
+	case fitProbe2:
+		g2, err := t.quality(t.ck, rep)
+		if err != nil {
+			return err
+		}
+		phi := (t.phi1 + float64(rep.Iterations)*rep.BarrierCost.Seconds()) / float64(t.n1+rep.Iterations)
+		t.stage = t.fit(g2, duration(phi, 0, math.MaxInt64), rep.Objective)
+		t.f = rep.Objective
+		t.phase = fitMonitor
+	case fitMonitor:
+		p, ok := progress(t.cfg.Minimize, t.f, rep.Objective)
+		sum := t.stage.Progress + p
+		if !ok || !finite(sum) {
+			return bad("Report.Objective", rep.Objective, fmt.Sprintf("its change from %v overflows", t.f))
+		}
+		t.stage.Elapsed += rep.Elapsed
+		t.stage.Progress = sum
+		t.f = rep.Objective
+		if t.behind() {
+			t.phase = fitCheckpoint
+		}
+	}
+	t.x.pending = false
+	return nil
+}
+
+// quality is a probe's g: its progress from the checkpoint per second of
+// valid time.
+func (t *LinearFit) quality(from float64, rep Report) (float64, error) {
+	p, ok := progress(t.cfg.Minimize, from, rep.Objective)
+	var g float64
+	if ok {
+		g, ok = rateOf(p, rep.valid())
+	}
+	if !ok {
+		return 0, bad("Report.Objective", rep.Objective, fmt.Sprintf("its change per second from %v overflows", from))
+	}
+	return g, nil
+}
+
+// fit starts a stage from the probes' qualities t.g1 at Probe and g2 at
+// 2·Probe, with barrier cost phi; f is the objective now.
+func (t *LinearFit) fit(g2 float64, phi time.Duration, f float64) Stage {
+	e1, e2 := t.cfg.Probe, 2*t.cfg.Probe
+	s := Stage{
+		Index: t.stage.Index + 1,
+		Fit:   fitLine(e1.Seconds(), t.g1, e2.Seconds(), g2),
+		Phi:   phi,
+		Start: f,
+	}
+	eta, ok := Optimum(s.Fit, phi, t.cfg.Min, t.cfg.Max)
+	if ok {
+		s.Interval, s.Rate = eta, rate(s.Fit, eta.Seconds(), phi.Seconds())
+	} else {
+		s.Fallback = true
+		s.Interval, s.Rate = e2, rate(Line{B: g2}, e2.Seconds(), phi.Seconds())
+		if t.g1 > g2 {
+			s.Interval, s.Rate = e1, rate(Line{B: t.g1}, e1.Seconds(), phi.Seconds())
+		}
+	}
+	return s
+}
+
+// behind reports whether the stage has fallen behind its prediction by
+// more than the tolerance (§3.3: a convergence delay starts a new stage).
+func (t *LinearFit) behind() bool {
+	want := t.stage.Rate * t.stage.Elapsed.Seconds()
+	return t.stage.Progress < want-t.cfg.Tolerance*math.Abs(want)
+}
+
+// Restart begins a new stage at the next request (a checkpoint and new
+// probes), for when the caller knows the environment changed. It returns
+// ErrPending, changing nothing, if a request awaits its report.
+func (t *LinearFit) Restart() error {
+	if t.x.pending {
+		return ErrPending
+	}
+	t.phase = fitCheckpoint
+	return nil
+}
+
+// Interval returns the current stage's η* (Probe before the first fit).
+func (t *LinearFit) Interval() time.Duration {
+	if t.stage.Index == 0 {
+		return t.cfg.Probe
+	}
+	return t.stage.Interval
+}
+
+// Stage returns the current stage: the last one fitted (the zero Stage
+// before the first fit). While a new stage is being probed it is the
+// stage that ended.
+func (t *LinearFit) Stage() Stage {
+	s := t.stage
+	if !t.hasTarget || s.Index == 0 {
+		return s
+	}
+	dist, _ := progress(t.cfg.Minimize, t.f, t.target) // still to go; +Inf if it overflows
+	switch {
+	case !(dist > 0):
+		s.Remaining = 0
+	case s.Rate <= 0 || math.IsInf(dist, 1):
+		s.Remaining = math.MaxInt64
+	default:
+		s.Remaining = duration(dist/s.Rate, 0, math.MaxInt64)
+	}
+	return s
+}

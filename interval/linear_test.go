@@ -1,0 +1,222 @@
+package interval
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+// TestLinearFitFindsOptimum: on a process whose quality is exactly linear
+// in η, the two probes recover g and the stage's η is the analytic
+// optimum of Eq. (7), −φ + √(φ² − bφ/a).
+func TestLinearFitFindsOptimum(t *testing.T) {
+	ms := time.Millisecond
+	for _, c := range []struct {
+		a, b     float64
+		phi      time.Duration
+		minimize bool
+	}{
+		{-20, 10, 50 * ms, true},   // 115.8 ms
+		{-20, 10, 50 * ms, false},  // the same, maximizing
+		{-2, 3, 50 * ms, true},     // 228.4 ms
+		{-5, 2, 20 * ms, false},    // 71.7 ms
+		{-0.5, 4, 100 * ms, true},  // 800 ms
+		{-40, 30, 5 * ms, true},    // 56.2 ms
+		{-1, 12, 300 * ms, false},  // 1.616 s
+		{-300, 90, 30 * ms, false}, // 69.5 ms; g(2η_i) = −30 < 0
+	} {
+		p := steady(c.minimize, c.phi, linear(c.a, c.b))
+		tu := must(NewLinearFit(LinearFitConfig{Minimize: c.minimize}))(t)
+		drive(t, tu, p, 6)
+		s := tu.Stage()
+		want := analytic(Line{A: c.a, B: c.b}, c.phi.Seconds())
+		if got := s.Interval.Seconds(); s.Fallback || math.Abs(got-want) > 0.01*want {
+			t.Errorf("g(η) = %v·η + %v, φ = %v: η = %v (fallback %v); want %.4gs", c.a, c.b, c.phi, s.Interval, s.Fallback, want)
+		}
+		if math.Abs(s.Fit.A-c.a) > 1e-6*math.Abs(c.a) || math.Abs(s.Fit.B-c.b) > 1e-6*math.Abs(c.b) || s.Phi != c.phi {
+			t.Errorf("g(η) = %v·η + %v, φ = %v: fitted %v, φ = %v", c.a, c.b, c.phi, s.Fit, s.Phi)
+		}
+	}
+}
+
+// TestLinearFitNonlinearQuality: when g is not linear the probes' line is
+// only an approximation; the interval chosen still achieves a rate within
+// a few percent of the best one (found by a grid search).
+func TestLinearFitNonlinearQuality(t *testing.T) {
+	ms := time.Millisecond
+	for _, c := range []struct {
+		name string
+		g    func(float64) float64
+		phi  time.Duration
+	}{
+		{"exponential", func(e float64) float64 { return 10 * math.Exp(-e/0.3) }, 50 * ms},
+		{"hyperbolic", func(e float64) float64 { return 8 / (1 + 5*e) }, 40 * ms},
+		{"quadratic", func(e float64) float64 { return 6 - 4*e - 3*e*e }, 60 * ms},
+	} {
+		p := steady(true, c.phi, c.g)
+		tu := must(NewLinearFit(LinearFitConfig{Minimize: true}))(t)
+		drive(t, tu, p, 6)
+		got := trueRate(c.g, tu.Interval().Seconds(), c.phi.Seconds())
+		best := 0.0
+		for e := 0.0125; e <= 3.2; e += 1e-4 {
+			best = max(best, trueRate(c.g, e, c.phi.Seconds()))
+		}
+		if got < 0.95*best {
+			t.Errorf("%s: η = %v gives rate %.4g; the best is %.4g", c.name, tu.Interval(), got, best)
+		}
+	}
+}
+
+// twoStages is a K-means-like curve (FSP Fig. 2b): fast progress until 30
+// units, then a slower regime with a different optimal interval.
+func twoStages(minimize bool) *process {
+	return &process{minimize: minimize, f0: 100, full: time.Hour, phi: 50 * time.Millisecond, stages: []stage{
+		{g: linear(-20, 10)},         // η* = 115.8 ms
+		{from: 30, g: linear(-2, 3)}, // η* = 228.4 ms
+	}}
+}
+
+func TestLinearFitNewStageWhenSlopeChanges(t *testing.T) {
+	for _, minimize := range []bool{true, false} {
+		p := twoStages(minimize)
+		tu := must(NewLinearFit(LinearFitConfig{Minimize: minimize}))(t)
+		reqs := drive(t, tu, p, 500)
+		s := tu.Stage()
+		if s.Index != 2 {
+			t.Fatalf("minimize %v: %d stages; want 2", minimize, s.Index)
+		}
+		if want := analytic(Line{A: -2, B: 3}, 0.05); math.Abs(s.Interval.Seconds()-want) > 0.01*want {
+			t.Errorf("minimize %v: stage 2 η = %v; want %.4gs", minimize, s.Interval, want)
+		}
+		checkpoints := 0
+		for _, r := range reqs {
+			if r.Op == OpCheckpoint {
+				checkpoints++
+			}
+		}
+		if checkpoints != 2 {
+			t.Errorf("minimize %v: %d checkpoints; want 2", minimize, checkpoints)
+		}
+	}
+}
+
+func TestLinearFitNoNewStageOtherwise(t *testing.T) {
+	ms := time.Millisecond
+	for _, c := range []struct {
+		name   string
+		stages []stage
+	}{
+		{"one linear stage", []stage{{g: linear(-20, 10)}}},
+		{"faster second stage", []stage{{g: linear(-2, 3)}, {from: 30, g: linear(-20, 10)}}},
+		{"slightly slower second stage, within tolerance", []stage{{g: linear(-20, 10)}, {from: 30, g: linear(-18, 9)}}},
+		{"no progress at all", []stage{{g: linear(0, 0)}}},
+		{"diverging", []stage{{g: linear(-1, -1)}}},
+	} {
+		p := &process{minimize: true, f0: 100, full: time.Hour, phi: 50 * ms, stages: c.stages}
+		tu := must(NewLinearFit(LinearFitConfig{Minimize: true}))(t)
+		drive(t, tu, p, 1000)
+		if s := tu.Stage(); s.Index != 1 {
+			t.Errorf("%s: %d stages; want 1 (stage %+v)", c.name, s.Index, s)
+		}
+	}
+}
+
+func TestLinearFitTolerance(t *testing.T) {
+	// The second stage is 15% slower at η*: a new stage with Tolerance 0.1,
+	// none with the default 0.2.
+	for _, c := range []struct {
+		tol  float64
+		want int
+	}{{0.1, 2}, {0, 1}, {0.2, 1}} {
+		p := &process{minimize: true, f0: 100, full: time.Hour, phi: 50 * time.Millisecond, stages: []stage{
+			{g: linear(-20, 10)}, {from: 30, g: linear(-17, 8.5)},
+		}}
+		tu := must(NewLinearFit(LinearFitConfig{Minimize: true, Tolerance: c.tol}))(t)
+		drive(t, tu, p, 1000)
+		if got := tu.Stage().Index; got != c.want {
+			t.Errorf("Tolerance %v: %d stages; want %d", c.tol, got, c.want)
+		}
+	}
+}
+
+func TestLinearFitFallback(t *testing.T) {
+	ms := time.Millisecond
+	for _, c := range []struct {
+		name     string
+		g        func(float64) float64
+		want     time.Duration
+		fallback bool
+	}{
+		{"no progress: the longer probe", linear(0, 0), 400 * ms, true},
+		{"diverging: the probe that diverges less", linear(-1, -1), 200 * ms, true},
+		{"diverging, less at the longer probe", linear(1, -5), 400 * ms, true},
+		{"positive only below Min", linear(-100, 0.5), 200 * ms, true}, // g(0.2) = −19.5 > g(0.4) = −39.5
+		{"equal positive probes: fewer barriers", linear(0, 5), 3200 * ms, false},
+	} {
+		p := steady(true, 50*ms, c.g)
+		tu := must(NewLinearFit(LinearFitConfig{Minimize: true}))(t)
+		drive(t, tu, p, 20)
+		s := tu.Stage()
+		if s.Interval != c.want || s.Fallback != c.fallback || !finite(s.Rate) || !finite(s.Fit.A) || !finite(s.Fit.B) {
+			t.Errorf("%s: stage %+v; want η = %v, fallback %v", c.name, s, c.want, c.fallback)
+		}
+	}
+}
+
+func TestLinearFitRemaining(t *testing.T) {
+	target := 50.0
+	p := steady(true, 50*time.Millisecond, linear(-20, 10))
+	tu := must(NewLinearFit(LinearFitConfig{Minimize: true, Target: &target}))(t)
+	if s := tu.Stage(); s.Remaining != 0 {
+		t.Errorf("before the fit: Remaining = %v; want 0", s.Remaining)
+	}
+	drive(t, tu, p, 6)
+	s := tu.Stage()
+	want := (p.objective() - target) / s.Rate
+	if math.Abs(s.Remaining.Seconds()-want) > 1e-6 {
+		t.Errorf("Remaining = %v; want %.6fs", s.Remaining, want)
+	}
+	drive(t, tu, p, 100) // past the target
+	if s := tu.Stage(); p.objective() >= target || s.Remaining != 0 {
+		t.Errorf("objective %v, Remaining = %v; want 0 once the target is reached", p.objective(), s.Remaining)
+	}
+	target = 0 // the tuner copied it
+	if tu.target != 50 {
+		t.Errorf("the tuner's target changed with the caller's variable: %v", tu.target)
+	}
+}
+
+func TestLinearFitRestart(t *testing.T) {
+	p := steady(true, 50*time.Millisecond, linear(-20, 10))
+	tu := must(NewLinearFit(LinearFitConfig{Minimize: true}))(t)
+	drive(t, tu, p, 8)
+	if err := tu.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := tu.Next(); r.Op != OpCheckpoint {
+		t.Fatalf("after Restart: %v; want checkpoint", r)
+	}
+	if err := tu.Restart(); err != ErrPending {
+		t.Fatalf("Restart with a request pending = %v; want ErrPending", err)
+	}
+	if err := tu.Observe(p.do(Request{Op: OpCheckpoint})); err != nil {
+		t.Fatal(err)
+	}
+	drive(t, tu, p, 4)
+	if s := tu.Stage(); s.Index != 2 {
+		t.Errorf("after Restart and probes: stage %d; want 2", s.Index)
+	}
+}
+
+// TestLinearFitEarlyTrigger: when a full pass is shorter than the probe
+// interval, iterations end early (§3.3's early trigger) and the reports'
+// elapsed time says so; g is measured over the valid time actually spent.
+func TestLinearFitEarlyTrigger(t *testing.T) {
+	p := &process{minimize: true, f0: 100, full: 300 * time.Millisecond, phi: 50 * time.Millisecond, stages: []stage{{g: linear(-20, 10)}}}
+	tu := must(NewLinearFit(LinearFitConfig{Minimize: true}))(t)
+	drive(t, tu, p, 20)
+	// Probes at 200 ms (g = 6) and 400 ms, cut to 300 ms (g = 4).
+	if s := tu.Stage(); math.Abs(s.Fit.A-(-10)) > 1e-9 || math.Abs(s.Fit.B-8) > 1e-9 {
+		t.Errorf("fit %v; want g(η) = -10·η + 8", s.Fit)
+	}
+}
