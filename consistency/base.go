@@ -91,8 +91,8 @@ func (b *base) check(ev Event) (*member, error) {
 	case EvTick, EvStop:
 		return nil, nil
 	case EvSetInterval:
-		if ev.Interval <= 0 {
-			return nil, b.refuse(ev, ErrProtocol, "interval %v is not positive", ev.Interval)
+		if ev.Interval <= 0 && ev.Interval != FullBatch {
+			return nil, b.refuse(ev, ErrProtocol, "interval %v is neither positive nor FullBatch", ev.Interval)
 		}
 		return nil, nil
 	case EvJoin:

@@ -163,6 +163,12 @@ func (c *checker) step(r Record) {
 		c.apply(r)
 	case RecStop:
 		c.stopped = true
+	case RecRollback:
+		// A deliberate return to an earlier state: the deltas applied since
+		// were applied (the ledger holds), their effect is discarded.
+		if r.Version > c.version {
+			c.fail("ledger", "rollback to version %d; only %d exist", r.Version, c.version)
+		}
 	default:
 		c.fail("ledger", "unknown record kind %d", r.Kind)
 	}

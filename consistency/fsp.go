@@ -33,7 +33,7 @@ func (m *fsp) Step(ev Event) ([]Effect, error) {
 		return m.endRound(out, ev.Now), nil
 	case EvCommit:
 		m.accept(w, ev)
-		if !m.triggered {
+		if !m.triggered && m.interval != FullBatch {
 			// Its full pass is done (or its own timer fired): barrier.
 			out = m.trigger(out)
 		}
@@ -42,7 +42,7 @@ func (m *fsp) Step(ev Event) ([]Effect, error) {
 		}
 		return append(out, Effect{Kind: EfBlock, Worker: w.id, Waiting: m.inState(computing)}), nil
 	case EvTick:
-		if m.started && !m.triggered && ev.Now >= m.deadline {
+		if m.started && !m.triggered && m.interval != FullBatch && ev.Now >= m.deadline {
 			out = m.trigger(out)
 		}
 	case EvSetInterval:
@@ -50,6 +50,9 @@ func (m *fsp) Step(ev Event) ([]Effect, error) {
 		// been initiated yet; otherwise the next round does.
 		if m.started && !m.triggered && len(m.ids) > 0 {
 			m.interval = ev.Interval
+			if m.interval == FullBatch {
+				return out, nil
+			}
 			m.deadline = m.begun + m.interval
 			if ev.Now >= m.deadline {
 				return m.trigger(out), nil
@@ -98,7 +101,7 @@ func (m *fsp) endRound(out []Effect, now time.Duration) []Effect {
 		out = m.release(out, w)
 	}
 	m.triggered = false
-	if len(m.ids) == 0 {
+	if len(m.ids) == 0 || m.interval == FullBatch {
 		return out
 	}
 	m.begun = now

@@ -22,6 +22,12 @@ type Version uint64
 // constant 250 ms of the Flegel code.
 const DefaultInterval = 250 * time.Millisecond
 
+// FullBatch as an FSP interval (EvSetInterval) makes the rounds full-batch
+// BSP rounds: no timer and no early trigger, every member completes its
+// pass. Interval tuners measure the full-batch runtime this way (Flegel's
+// first iteration).
+const FullBatch time.Duration = -1
+
 // FullPass as a Release budget asks the worker for one full pass over its
 // shard, starting where its previous batch ended.
 const FullPass = 0

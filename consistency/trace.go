@@ -25,9 +25,13 @@ const (
 	RecLeave
 	// RecStop: the run ended; every commit must have been applied.
 	RecStop
+	// RecRollback: between rounds, the coordinator restored the server
+	// and the workers to a checkpoint taken at version Version (an FSPV
+	// probe, FSP §3.3). Later reads still name the model's versions.
+	RecRollback
 )
 
-var recordNames = [...]string{"?", "read", "commit", "apply", "join", "leave", "stop"}
+var recordNames = [...]string{"?", "read", "commit", "apply", "join", "leave", "stop", "rollback"}
 
 func (k RecordKind) String() string {
 	if int(k) < len(recordNames) {
@@ -61,6 +65,8 @@ func (r Record) String() string {
 		return fmt.Sprintf("%v %v", r.At, e)
 	case RecJoin, RecLeave:
 		return fmt.Sprintf("%v %v w%d", r.At, r.Kind, r.Worker)
+	case RecRollback:
+		return fmt.Sprintf("%v rollback to the state of v=%d", r.At, r.Version)
 	}
 	return fmt.Sprintf("%v %v", r.At, r.Kind)
 }
