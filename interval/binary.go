@@ -134,7 +134,7 @@ func (t *BinarySearch) Observe(rep Report) error {
 	if ok {
 		r, ok = rateOf(p, rep.Elapsed.Seconds())
 	}
-	if !ok && (t.phase == searchBase || t.phase == searchTrial) {
+	if !ok && t.phase != searchMeasure && t.phase != searchWarm {
 		return bad("Report.Objective", rep.Objective, fmt.Sprintf("its change from %v overflows", t.f))
 	}
 	t.x.pending = false

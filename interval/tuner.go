@@ -111,6 +111,8 @@ type Report struct {
 //     refused report returns a *FieldError naming the field (errors.Is
 //     ErrInvalid), changes nothing, and leaves the request pending: the
 //     caller may Observe a corrected report.
+//   - A report whose objective differs from the previous one by more than
+//     float64 holds is refused the same way (naming Report.Objective).
 //   - The same reports give the same requests: a Tuner is deterministic,
 //     reads no clock, starts no goroutine and uses no randomness.
 //   - Every OpRun Interval lies within the tuner's [Min, Max] bounds,
