@@ -75,10 +75,10 @@ const (
 // finer interval's better quality against its λ − 1 extra barriers
 // (quality versus quantity).
 //
-// The requests: [{OpRun, FullPass, 1}] (when Initial = 0) or {OpRun, η0,
-// 1} (the warm-up that gives the starting objective); then {OpRun, η, 1},
-// {OpRun, η/λ, λ}, {OpRun, η/λ², λ}, … until a trial loses; then {OpRun,
-// η, Window} for ever. The search needs log_λ(η0/η*) trials, so a large
+// The requests: {OpRun, FullPass, 1} when Initial = 0 (it measures η0),
+// or {OpRun, η0, 1} when Initial > 0 (a warm-up that gives the starting
+// objective); then {OpRun, η0, 1}, {OpRun, η0/λ, λ}, {OpRun, η0/λ², λ}, …
+// until a trial loses; then {OpRun, η, Window} for ever. The search needs log_λ(η0/η*) trials, so a large
 // η0 delays it (§3.3); it assumes the objective varies linearly in time
 // between adjacent phases, so the natural slow-down of training can stop
 // it early. The paper fixes η "unless the environment changes": call

@@ -20,6 +20,9 @@
 //     the same checkpoint, two at 2η_i; fit g(η) = a·η + b; run at the η*
 //     maximizing Eq. (7), gain(η) = (T − φ·T/(η+φ))·g(η) (Optimum, Gain);
 //     start a new stage when progress falls behind the stage's prediction.
+//     The stage length T scales gain(η) but does not move its maximum, so
+//     no target objective is needed; given one, Stage().Remaining is the
+//     T predicted as |f_cur − f_tar| over the stage's rate.
 //
 // # Reverse communication
 //

@@ -34,7 +34,7 @@ func fitLine(x1, y1, x2, y2 float64) Line {
 //	gain(η) = (T − φ·T/(η + φ))·g(η),
 //
 // the valid time (T less the cost of its T/(η+φ) barriers) times the
-// progress per unit of valid time. It is NaN only for η = φ = 0.
+// progress per unit of valid time. For a finite l it is NaN only for η = φ = 0.
 func Gain(l Line, eta, phi, T time.Duration) float64 {
 	return T.Seconds() * rate(l, eta.Seconds(), phi.Seconds())
 }

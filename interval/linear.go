@@ -88,8 +88,9 @@ type Stage struct {
 	Interval time.Duration
 	// Fallback is true when the fit predicted no progress at any η in
 	// [Min, Max] (g ≤ 0 there, or a non-finite fit): Interval is then the
-	// probe interval that measured the better progress rate (the longer
-	// one on a tie), and Rate is that probe's rate.
+	// probe interval whose measured g gives the higher rate η·g/(η+φ) —
+	// the one that loses least when both lose; the longer one on a tie,
+	// such as no progress at all — and Rate is that rate.
 	Fallback bool
 	// Rate is the predicted progress per second of elapsed time at
 	// Interval: gain(η)/T = η·g(η)/(η+φ), Eq. (7) over T.
@@ -125,7 +126,9 @@ const probeIterations = 2
 // LinearFit is FSPV, the multi-stage self-corrected linear fitting of FSP
 // §3.3. A stage begins at a checkpoint (the data cursor X_j and the
 // parameters); it runs two iterations at η_i = Probe and measures
-// g(η_i) = Δf/Δt over their valid time, rolls back to the checkpoint,
+// g(η_i) = Δf/Δt over their valid time Δt (Elapsed − Iterations ×
+// BarrierCost: 2η_i unless a full pass ended an iteration early), rolls
+// back to the checkpoint,
 // runs the same data again for two iterations at 2η_i and measures
 // g(2η_i); it fits g(η) = a·η + b through the two points, takes φ from the
 // probes' barrier costs, and runs at the η* maximizing Eq. (7),
@@ -229,7 +232,7 @@ func (t *LinearFit) Observe(rep Report) error {
 		if !ok || !finite(sum) {
 			return bad("Report.Objective", rep.Objective, fmt.Sprintf("its change from %v overflows", t.f))
 		}
-		t.stage.Elapsed += rep.Elapsed
+		t.stage.Elapsed += min(rep.Elapsed, math.MaxInt64-t.stage.Elapsed) // saturates
 		t.stage.Progress = sum
 		t.f = rep.Objective
 		if t.behind() {
@@ -270,8 +273,8 @@ func (t *LinearFit) fit(g2 float64, phi time.Duration, f float64) Stage {
 	} else {
 		s.Fallback = true
 		s.Interval, s.Rate = e2, rate(Line{B: g2}, e2.Seconds(), phi.Seconds())
-		if t.g1 > g2 {
-			s.Interval, s.Rate = e1, rate(Line{B: t.g1}, e1.Seconds(), phi.Seconds())
+		if r1 := rate(Line{B: t.g1}, e1.Seconds(), phi.Seconds()); r1 > s.Rate {
+			s.Interval, s.Rate = e1, r1
 		}
 	}
 	return s

@@ -148,8 +148,8 @@ func TestLinearFitFallback(t *testing.T) {
 		fallback bool
 	}{
 		{"no progress: the longer probe", linear(0, 0), 400 * ms, true},
-		{"diverging: the probe that diverges less", linear(-1, -1), 200 * ms, true},
-		{"diverging, less at the longer probe", linear(1, -5), 400 * ms, true},
+		{"diverging: the probe that loses less per second", linear(-1, -1), 200 * ms, true},
+		{"diverging, a little less at the longer probe but more per second", linear(1, -5), 200 * ms, true},
 		{"positive only below Min", linear(-100, 0.5), 200 * ms, true}, // g(0.2) = −19.5 > g(0.4) = −39.5
 		{"equal positive probes: fewer barriers", linear(0, 5), 3200 * ms, false},
 	} {
