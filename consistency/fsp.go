@@ -101,10 +101,10 @@ func (m *fsp) endRound(out []Effect, now time.Duration) []Effect {
 		out = m.release(out, w)
 	}
 	m.triggered = false
+	m.begun = now
 	if len(m.ids) == 0 || m.interval == FullBatch {
 		return out
 	}
-	m.begun = now
 	m.deadline = now + m.interval
 	return append(out, Effect{Kind: EfTimer, At: m.deadline})
 }

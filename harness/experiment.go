@@ -10,6 +10,7 @@ import (
 
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/consistency"
+	"github.com/syncmodels/syncmodels/interval"
 	"github.com/syncmodels/syncmodels/transport"
 )
 
@@ -127,6 +128,15 @@ type Experiment struct {
 	// Parallel bounds the goroutines used to evaluate objectives. It
 	// does not change results. Default GOMAXPROCS.
 	Parallel int
+	// Tuner, if set, chooses the barrier interval of an FSP run (package
+	// interval: Fixed, BinarySearch = FSPB, LinearFit = FSPV). A tuner
+	// that asks for checkpoints and rollbacks (LinearFit) needs the
+	// Virtual clock and a workload whose server and workers implement
+	// algorithms.Checkpointer (every workload of this module does).
+	Tuner interval.Tuner
+	// ControlSample is how many points (a seeded sample) the objective
+	// reported to the Tuner is computed on. Default 4,096.
+	ControlSample int
 	// Network, if set, makes the Real runtime's transport for a layout.
 	// Default an in-process network (transport/inproc) without delays or
 	// losses, seeded with Seed.
@@ -163,6 +173,9 @@ func (e *Experiment) validate() error {
 	}
 	if e.EvalEvery == 0 {
 		e.EvalEvery = e.Duration / 40
+	}
+	if e.ControlSample == 0 {
+		e.ControlSample = 4096
 	}
 	c := &e.Cost
 	if c.PointCost == 0 {
@@ -209,6 +222,8 @@ func (e *Experiment) validate() error {
 		return fmt.Errorf("harness: %d stragglers of %d workers: %w", s.Count, e.Workers, ErrConfig)
 	case s.Kind != NoStragglers && (s.Tau < 0 || s.Every < 0 || !(s.Slowdown >= 1) || math.IsInf(s.Slowdown, 0)):
 		return fmt.Errorf("harness: stragglers %+v: %w", *s, ErrConfig)
+	case e.ControlSample < 0:
+		return fmt.Errorf("harness: control sample %d < 0: %w", e.ControlSample, ErrConfig)
 	case e.HasTarget && math.IsNaN(e.Target):
 		return fmt.Errorf("harness: target is NaN: %w", ErrConfig)
 	}
@@ -279,6 +294,8 @@ type Result struct {
 	// BytesSent counts both directions, as encoded for the wire.
 	BytesSent int64
 	Messages  int64
+	// Intervals lists the barrier intervals an interval tuner chose.
+	Intervals []IntervalPoint
 	// Trace is the run's record; consistency.Check has passed on it.
 	Trace *consistency.Trace
 	// Theta is the final parameter vector.

@@ -74,7 +74,7 @@ func runReal(ctx context.Context, e *Experiment, st *setupState) (*Result, error
 		g.Go(func() error { return w.run(gctx) })
 	}
 	rc := &realCoord{e: e, c: st.coord, ep: cep, start: start, job: job,
-		last: make([]*transport.Message, len(st.shards)), timer: -1}
+		last: make([]*transport.Message, len(st.shards)), timer: -1, tune: st.tune}
 	loopErr := rc.loop(gctx)
 	stopWorkers()
 	werr := g.Wait()
@@ -101,6 +101,48 @@ type realCoord struct {
 	last  []*transport.Message // the latest release sent to each worker
 	end   time.Duration
 	timer time.Duration // the model's pending timer, -1 if none
+	tune  *tuning
+	lastV consistency.Version
+	later []consistency.Effect
+}
+
+func (rc *realCoord) setInterval(now, eta time.Duration) error {
+	effs, err := rc.c.step(now, consistency.Event{Kind: consistency.EvSetInterval, Interval: eta})
+	rc.later = append(rc.later, effs...)
+	return err
+}
+
+func (rc *realCoord) checkpoint() (*saved, error) {
+	return nil, errors.New("harness: the interval tuner asked for a checkpoint: the real runtime cannot roll its workers back; use the virtual clock")
+}
+
+func (rc *realCoord) rollback(time.Duration, *saved) error {
+	return errors.New("harness: the interval tuner asked for a rollback: the real runtime cannot roll its workers back; use the virtual clock")
+}
+
+// afterRound runs the tuning after a round's apply, then delivers the
+// round's effects and the tuning's.
+func (rc *realCoord) afterRound(ctx context.Context, effs []consistency.Effect, begin bool) error {
+	if rc.tune != nil {
+		var err error
+		now := rc.now()
+		switch v := rc.c.model.Version(); {
+		case begin:
+			err = rc.tune.begin(now, rc.c.params, rc)
+		case v != rc.lastV:
+			rc.lastV = v
+			err = rc.tune.roundEnd(now, rc.c.params, rc)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := rc.deliver(ctx, effs); err != nil {
+		return err
+	}
+	later := rc.later
+	rc.later = nil
+	return rc.deliver(ctx, later)
 }
 
 func (rc *realCoord) now() time.Duration { return time.Since(rc.start) }
@@ -112,7 +154,7 @@ func (rc *realCoord) loop(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := rc.deliver(ctx, effs); err != nil {
+	if err := rc.afterRound(ctx, effs, true); err != nil {
 		return err
 	}
 	nextSnap, nextProg := rc.e.EvalEvery, rc.e.Duration/10
@@ -194,7 +236,7 @@ func (rc *realCoord) handle(ctx context.Context, m *transport.Message) error {
 		if err := rc.ack(ctx, m); err != nil {
 			return err
 		}
-		return rc.deliver(ctx, effs)
+		return rc.afterRound(ctx, effs, false)
 	case transport.Heartbeat:
 		if last := rc.last[w]; last != nil && last.Clock >= m.Clock {
 			return rc.ep.Send(ctx, last)
@@ -216,6 +258,9 @@ func (rc *realCoord) deliver(ctx context.Context, effs []consistency.Effect) err
 			rc.timer = e.At
 			continue
 		case consistency.EfInterrupt:
+			if rc.tune != nil {
+				rc.tune.interrupted(now)
+			}
 			if last := rc.last[e.Worker]; last != nil {
 				// Best effort: a lost interrupt leaves the worker to
 				// commit at the end of its pass.

@@ -52,7 +52,7 @@ type setupState struct {
 	coord   *coordinator
 	strag   []int
 	layout  algorithms.Layout
-	initObj float64
+	tune    *tuning
 }
 
 func setup(e *Experiment) (*setupState, error) {
@@ -91,6 +91,9 @@ func setup(e *Experiment) (*setupState, error) {
 	}
 	st.coord, err = newCoordinator(e, theta0, st.ids)
 	if err != nil {
+		return nil, err
+	}
+	if st.tune, err = newTuning(e, st); err != nil {
 		return nil, err
 	}
 	return st, nil
@@ -152,6 +155,9 @@ func finish(ctx context.Context, e *Experiment, st *setupState, res *Result) err
 		res.WaitFraction = wait / total
 	}
 	res.Versions = st.coord.model.Version()
+	if st.tune != nil {
+		res.Intervals = st.tune.log
+	}
 	res.Trace = st.coord.trace
 	res.Theta = st.coord.params
 	return nil

@@ -89,6 +89,45 @@ type sim struct {
 	computing []bool
 	runs      []simRun
 	timer     time.Duration // the model's pending timer, -1 if none
+	// lastV is the version the tuning last saw; later holds effects of
+	// the tuning's events, delivered after the round's releases.
+	lastV consistency.Version
+	later []consistency.Effect
+}
+
+func (s *sim) setInterval(now, eta time.Duration) error {
+	effs, err := s.st.coord.step(now, consistency.Event{Kind: consistency.EvSetInterval, Interval: eta})
+	s.later = append(s.later, effs...)
+	return err
+}
+
+func (s *sim) checkpoint() (*saved, error) { return checkpointShards(s.st.coord, s.st.shards) }
+
+func (s *sim) rollback(now time.Duration, sv *saved) error {
+	return restoreShards(now, s.st.coord, s.st.shards, sv)
+}
+
+// afterRound runs the tuning after a round's apply and delivers the
+// round's effects, then the tuning's.
+func (s *sim) afterRound(t time.Duration, effs []consistency.Effect, begin bool) error {
+	if tu := s.st.tune; tu != nil {
+		var err error
+		switch v := s.st.coord.model.Version(); {
+		case begin:
+			err = tu.begin(t, s.st.coord.params, s)
+		case v != s.lastV:
+			s.lastV = v
+			err = tu.roundEnd(t, s.st.coord.params, s)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	s.deliver(t, effs)
+	later := s.later
+	s.later = nil
+	s.deliver(t, later)
+	return nil
 }
 
 func (s *sim) push(ev *simEvent) {
@@ -116,7 +155,9 @@ func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
-	s.deliver(0, effs)
+	if err := s.afterRound(0, effs, true); err != nil {
+		return nil, err
+	}
 	for t := e.EvalEvery; t > 0 && t < e.Duration; t += e.EvalEvery {
 		s.push(&simEvent{t: t, kind: simSnapshot})
 	}
@@ -151,7 +192,9 @@ func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, erro
 				return nil, err
 			}
 			s.busy = s.now + time.Duration(c.applied)*e.Cost.EntryCost
-			s.deliver(s.busy, effs)
+			if err := s.afterRound(s.busy, effs, false); err != nil {
+				return nil, err
+			}
 		case simTick:
 			if ev.t != s.timer {
 				continue // replaced by a later timer
@@ -198,6 +241,9 @@ func (s *sim) deliver(t time.Duration, effs []consistency.Effect) {
 			arrive := s.transmit(&s.out, t, size)
 			s.push(&simEvent{t: arrive, kind: simRelease, w: e.Worker, eff: e, params: s.st.coord.params})
 		case consistency.EfInterrupt:
+			if s.st.tune != nil {
+				s.st.tune.interrupted(t)
+			}
 			arrive := s.transmit(&s.out, t, interruptSize(e.Worker, s.e.Seed, s.runs[e.Worker].clock))
 			s.push(&simEvent{t: arrive, kind: simInterrupt, w: e.Worker, gen: s.runs[e.Worker].gen})
 		case consistency.EfTimer:
