@@ -45,14 +45,14 @@ func Run(ctx context.Context, e Experiment) (*Result, error) {
 
 // setupState is what every runtime starts from.
 type setupState struct {
-	theta0  []float64
-	parts   [][]int
-	shards  []*shard
-	ids     []consistency.WorkerID
-	coord   *coordinator
-	strag   []int
-	layout  algorithms.Layout
-	tune    *tuning
+	theta0 []float64
+	parts  [][]int
+	shards []*shard
+	ids    []consistency.WorkerID
+	coord  *coordinator
+	strag  []int
+	layout algorithms.Layout
+	tune   *tuning
 }
 
 func setup(e *Experiment) (*setupState, error) {
