@@ -135,7 +135,7 @@ func (t *BinarySearch) Observe(rep Report) error {
 		r, ok = rateOf(p, rep.Elapsed.Seconds())
 	}
 	if !ok && t.phase != searchMeasure && t.phase != searchWarm {
-		return bad("Report.Objective", rep.Objective, fmt.Sprintf("its change from %v overflows", t.f))
+		return bad("Report.Objective", rep.Objective, fmt.Sprintf("its change (per second) from %v overflows", t.f))
 	}
 	t.x.pending = false
 	t.f = rep.Objective

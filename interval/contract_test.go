@@ -253,6 +253,8 @@ func checkRequest(t *testing.T, name string, tu Tuner, req Request, prev []Reque
 	t.Helper()
 	var lo, hi time.Duration
 	switch tu := tu.(type) {
+	case *Fixed:
+		lo, hi = tu.eta, tu.eta
 	case *LinearFit:
 		lo, hi = tu.cfg.Min, tu.cfg.Max
 		if req.Op == OpRollback {

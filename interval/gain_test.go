@@ -105,6 +105,9 @@ func TestGain(t *testing.T) {
 	if want := (10 - 0.05*10/0.15) * 8; math.Abs(got-want) > 1e-9 {
 		t.Errorf("Gain = %v; want %v", got, want)
 	}
+	if got := l.At(250 * time.Millisecond); got != 5 {
+		t.Errorf("%v at 250ms = %v; want 5", l, got)
+	}
 	if got := Gain(l, 100*time.Millisecond, 0, 10*time.Second); math.Abs(got-80) > 1e-9 {
 		t.Errorf("Gain with φ = 0 = %v; want 80", got)
 	}
