@@ -96,6 +96,8 @@ type CostModel struct {
 // Experiment is one run: a workload, its shards, a sync model, a cluster,
 // faults and a clock.
 type Experiment struct {
+	// Name labels the run in reports. Default Sync.String().
+	Name      string
 	Algorithm algorithms.Algorithm
 	Sync      consistency.Spec
 	// Workers is the number of workers (and shards). Default 16.
@@ -164,6 +166,9 @@ func (e *Experiment) validate() error {
 	}
 	if e.Sync.Kind == 0 {
 		return fmt.Errorf("harness: no sync model: %w", ErrConfig)
+	}
+	if e.Name == "" {
+		e.Name = e.Sync.String()
 	}
 	if e.Workers == 0 {
 		e.Workers = 16
@@ -272,6 +277,7 @@ type WorkerStats struct {
 
 // Result is what a run recorded.
 type Result struct {
+	Name     string // Experiment.Name, or the sync model
 	Sync     consistency.Spec
 	Clock    Clock
 	Duration time.Duration

@@ -37,6 +37,7 @@ func Run(ctx context.Context, e Experiment) (*Result, error) {
 	if err != nil {
 		return res, err
 	}
+	res.Name = e.Name
 	if err := finish(ctx, &e, st, res); err != nil {
 		return res, err
 	}

@@ -81,7 +81,7 @@ type compareFlags struct {
 	shuffle       bool
 	jsonOut       bool
 	csvDir, plot  string
-	specs         []consistency.Spec
+	plans         []plan
 	stragglerKind harness.StragglerKind
 	clockKind     harness.Clock
 }
@@ -90,7 +90,7 @@ func (f *compareFlags) register(fs *flag.FlagSet) {
 	f.workloadFlags.register(fs, workloadDefaults{algo: compareDefaults.algo, k: 10, lr: fmt.Sprintf("%g for lr, the algorithm's default for the others", compareDefaults.lr["lr"]),
 		seed: "data generation, θ0, sharding and which workers straggle"})
 	fs.IntVar(&f.workers, "workers", 16, "workers (one data shard each)")
-	fs.StringVar(&f.syncList, "sync", compareDefaults.syncs, "comma-separated sync models to compare: bsp, bsp:full, ssp:S, asp, quorum:F (fraction) or quorum:K (count)")
+	fs.StringVar(&f.syncList, "sync", compareDefaults.syncs, "comma-separated sync models to compare: bsp, bsp:full, ssp:S, asp, quorum:F (fraction), quorum:K (count), fsp[:INTERVAL]; or the FSP paper's bspb, bspv (batch tuned by a pilot), fspb (binary-search interval), fspv (linear-fit interval)")
 	fs.IntVar(&f.stragglers, "stragglers", 4, "how many workers straggle, drawn from -seed; 0 = none")
 	fs.StringVar(&f.kind, "straggler-kind", "injected", "injected (pause -tau after every -every points) or natural (-slowdown times slower)")
 	fs.DurationVar(&f.tau, "tau", 32*time.Millisecond, "injected straggler pause")
@@ -163,19 +163,22 @@ func (f *compareFlags) check() error {
 	if f.evalEvery == 0 {
 		f.evalEvery = f.duration / 100
 	}
-	f.specs = f.specs[:0]
+	f.plans = f.plans[:0]
 	for s := range strings.SplitSeq(f.syncList, ",") {
 		s = strings.TrimSpace(s)
-		spec, err := consistency.Parse(s)
+		p, err := parsePlan(s)
 		if err != nil {
 			return fmt.Errorf("-sync %q: %v", s, err)
 		}
-		for _, o := range f.specs {
-			if o == spec {
-				return fmt.Errorf("-sync %q: %s is listed twice", f.syncList, spec)
+		for _, o := range f.plans {
+			if o.name == p.name {
+				return fmt.Errorf("-sync %q: %s is listed twice", f.syncList, p.name)
 			}
 		}
-		f.specs = append(f.specs, spec)
+		if p.tuner != nil && f.clockKind == harness.Real && p.name == "fspv" {
+			return fmt.Errorf("-sync %s: FSPV rolls workers back to a checkpoint, which only -clock virtual supports", p.name)
+		}
+		f.plans = append(f.plans, p)
 	}
 	return nil
 }
@@ -301,7 +304,7 @@ func (f *compareFlags) prepareOutputs() error {
 // one at a time so they do not slow each other. Progress goes to stderr:
 // one line per finished run.
 func runComparison(ctx context.Context, f *compareFlags, alg algorithms.Algorithm, d *data, stderr io.Writer) (*comparison, error) {
-	c := &comparison{f: f, alg: alg, d: d, minimize: alg.Minimize(), runs: make([]*harness.Result, len(f.specs))}
+	c := &comparison{f: f, alg: alg, d: d, minimize: alg.Minimize(), runs: make([]*harness.Result, len(f.plans))}
 	par := 1
 	if f.clockKind == harness.Virtual {
 		par = runtime.GOMAXPROCS(0)
@@ -310,18 +313,22 @@ func runComparison(ctx context.Context, f *compareFlags, alg algorithms.Algorith
 	g.SetLimit(par)
 	var mu sync.Mutex
 	done := 0
-	for i, spec := range f.specs {
+	for i, p := range f.plans {
 		g.Go(func() error {
 			start := time.Now()
-			res, err := harness.Run(gctx, f.experiment(alg, spec))
+			e, err := f.experimentFor(gctx, alg, p)
 			if err != nil {
-				return fmt.Errorf("%s: %w", spec, err)
+				return err
+			}
+			res, err := harness.Run(gctx, e)
+			if err != nil {
+				return fmt.Errorf("%s: %w", p.name, err)
 			}
 			c.runs[i] = res
 			mu.Lock()
 			done++
 			fmt.Fprintf(stderr, "syncbench compare: [%d/%d] %s: %s %s in %.1f s\n",
-				done, len(f.specs), spec, res.Clock, f.duration, time.Since(start).Seconds())
+				done, len(f.plans), res.Name, res.Clock, f.duration, time.Since(start).Seconds())
 			mu.Unlock()
 			return nil
 		})

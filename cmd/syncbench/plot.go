@@ -33,7 +33,7 @@ func (c *comparison) writePlot(path string) error {
 		l.Dashes = plotutil.Dashes(i)
 		l.Width = vg.Points(1.5)
 		p.Add(l)
-		p.Legend.Add(r.Sync.String(), l)
+		p.Legend.Add(r.Name, l)
 	}
 	t, err := plotter.NewLine(plotter.XYs{{X: 0, Y: c.target}, {X: c.f.duration.Seconds(), Y: c.target}})
 	if err != nil {

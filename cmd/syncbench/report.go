@@ -37,7 +37,7 @@ func (c *comparison) writeTable(w io.Writer) error {
 			ttt = fmt.Sprintf("%.3f s", c.ttt[i].Seconds())
 		}
 		rows = append(rows, []string{
-			r.Sync.String(), ttt, fmt.Sprintf("%.6g", r.Final), fmt.Sprintf("%.1f", r.Iterations),
+			r.Name, ttt, fmt.Sprintf("%.6g", r.Final), fmt.Sprintf("%.1f", r.Iterations),
 			fmt.Sprint(r.Versions), fmt.Sprintf("%.1f%%", 100*r.WaitFraction), formatBytes(r.BytesSent),
 		})
 	}
@@ -184,9 +184,9 @@ func (c *comparison) json() compareJSON {
 		}
 	}
 	for i, r := range c.runs {
-		out.Scenario.Sync = append(out.Scenario.Sync, r.Sync.String())
+		out.Scenario.Sync = append(out.Scenario.Sync, r.Name)
 		rj := runJSON{
-			Sync: r.Sync.String(), FinalObjective: r.Final, Iterations: r.Iterations, Versions: uint64(r.Versions),
+			Sync: r.Name, FinalObjective: r.Final, Iterations: r.Iterations, Versions: uint64(r.Versions),
 			WaitFraction: r.WaitFraction, BytesSent: r.BytesSent, Messages: r.Messages,
 		}
 		if c.ttt[i] >= 0 {

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/consistency"
+	"github.com/syncmodels/syncmodels/harness"
+	"github.com/syncmodels/syncmodels/interval"
+)
+
+// plan is one entry of -sync: a sync model, or one of the FSP paper's
+// configurations (§6.1) built on one.
+type plan struct {
+	name string
+	spec consistency.Spec
+	// tuner makes the run's interval tuner (fspb, fspv), nil for none.
+	tuner func(alg algorithms.Algorithm, e *harness.Experiment) (interval.Tuner, error)
+	// tunedBatch: choose the mini-batch by a pilot (bspv).
+	tunedBatch bool
+}
+
+// The FSP paper's configurations (§6.1).
+var presets = map[string]plan{
+	// BSPB: full-batch BSP.
+	"bspb": {name: "bspb", spec: consistency.Spec{Kind: consistency.BSP, FullBatch: true}},
+	// BSPV: mini-batch BSP whose batch is chosen at the start by a
+	// cost–benefit pilot (harness.ChooseBatch).
+	"bspv": {name: "bspv", spec: consistency.Spec{Kind: consistency.BSP}, tunedBatch: true},
+	// FSPB: FSP with the binary-search interval tuner, η0 measured by a
+	// full-batch round.
+	"fspb": {name: "fspb", spec: consistency.Spec{Kind: consistency.FSP}, tuner: func(alg algorithms.Algorithm, e *harness.Experiment) (interval.Tuner, error) {
+		return interval.NewBinarySearch(interval.BinarySearchConfig{Minimize: alg.Minimize(), Min: e.Cost.PointCost * 16})
+	}},
+	// FSPV: FSP with the multi-stage linear-fit tuner; the probes start at
+	// an eighth of a full-speed pass.
+	"fspv": {name: "fspv", spec: consistency.Spec{Kind: consistency.FSP}, tuner: func(alg algorithms.Algorithm, e *harness.Experiment) (interval.Tuner, error) {
+		return interval.NewLinearFit(interval.LinearFitConfig{Minimize: alg.Minimize(), Probe: probeInterval(alg, e)})
+	}},
+}
+
+// probeInterval is FSPV's first probe: an eighth of the time a full-speed
+// worker takes for a pass over its shard, at least 1 ms.
+func probeInterval(alg algorithms.Algorithm, e *harness.Experiment) time.Duration {
+	shard := alg.NumPoints() / max(e.Workers, 1)
+	return max(time.Duration(shard)*e.Cost.PointCost/8, time.Millisecond)
+}
+
+// parsePlan reads one -sync entry.
+func parsePlan(s string) (plan, error) {
+	s = strings.TrimSpace(s)
+	if p, ok := presets[strings.ToLower(s)]; ok {
+		return p, nil
+	}
+	if strings.EqualFold(s, "fspv+opt") {
+		return plan{}, fmt.Errorf("fspv+opt (data migration and semi-centralized timers) is not implemented yet")
+	}
+	spec, err := consistency.Parse(s)
+	if err != nil {
+		return plan{}, err
+	}
+	return plan{name: spec.String(), spec: spec}, nil
+}
+
+// batchCandidates are the mini-batches BSPV's pilot tries: 1/32 to 1/2 of
+// a shard, and the full shard.
+func batchCandidates(alg algorithms.Algorithm, workers int) []int {
+	shard := alg.NumPoints() / max(workers, 1)
+	var cs []int
+	for _, div := range []int{32, 16, 8, 4, 2, 1} {
+		if b := shard / div; b > 0 && (len(cs) == 0 || cs[len(cs)-1] != b) {
+			cs = append(cs, b)
+		}
+	}
+	return cs
+}
+
+// experimentFor builds the run of p: its model, tuner or tuned batch.
+func (f *compareFlags) experimentFor(ctx context.Context, alg algorithms.Algorithm, p plan) (harness.Experiment, error) {
+	e := f.experiment(alg, p.spec)
+	e.Name = p.name
+	if p.tuner != nil {
+		e.Cost = withCostDefaults(e.Cost)
+		t, err := p.tuner(alg, &e)
+		if err != nil {
+			return e, fmt.Errorf("%s: %w", p.name, err)
+		}
+		e.Tuner = t
+	}
+	if p.tunedBatch {
+		b, err := harness.ChooseBatch(ctx, e, batchCandidates(alg, f.workers), 0.1)
+		if err != nil {
+			return e, fmt.Errorf("%s: %w", p.name, err)
+		}
+		e.Batch = b
+		e.Name = fmt.Sprintf("bspv(b=%d)", b)
+	}
+	return e, nil
+}
+
+// withCostDefaults fills the harness's cost-model defaults, which the
+// tuners' settings are derived from.
+func withCostDefaults(c harness.CostModel) harness.CostModel {
+	if c.PointCost == 0 {
+		c.PointCost = 10 * time.Microsecond
+	}
+	return c
+}
