@@ -136,8 +136,11 @@ type Experiment struct {
 	// Virtual clock and a workload whose server and workers implement
 	// algorithms.Checkpointer (every workload of this module does).
 	Tuner interval.Tuner
+	// Stop holds convergence criteria besides Duration (FSP §5.3).
+	Stop Stop
 	// ControlSample is how many points (a seeded sample) the objective
-	// reported to the Tuner is computed on. Default 4,096.
+	// reported to the Tuner and the Stop checks is computed on. Default
+	// 4,096.
 	ControlSample int
 	// Network, if set, makes the Real runtime's transport for a layout.
 	// Default an in-process network (transport/inproc) without delays or
@@ -227,6 +230,8 @@ func (e *Experiment) validate() error {
 		return fmt.Errorf("harness: %d stragglers of %d workers: %w", s.Count, e.Workers, ErrConfig)
 	case s.Kind != NoStragglers && (s.Tau < 0 || s.Every < 0 || !(s.Slowdown >= 1) || math.IsInf(s.Slowdown, 0)):
 		return fmt.Errorf("harness: stragglers %+v: %w", *s, ErrConfig)
+	case e.Stop.validate(e) != nil:
+		return e.Stop.validate(e)
 	case e.ControlSample < 0:
 		return fmt.Errorf("harness: control sample %d < 0: %w", e.ControlSample, ErrConfig)
 	case e.HasTarget && math.IsNaN(e.Target):
@@ -300,6 +305,9 @@ type Result struct {
 	// BytesSent counts both directions, as encoded for the wire.
 	BytesSent int64
 	Messages  int64
+	// StoppedBy says what ended the run: "duration", "max-iterations",
+	// "target" or "error-bound" (Experiment.Stop).
+	StoppedBy string
 	// Intervals lists the barrier intervals an interval tuner chose.
 	Intervals []IntervalPoint
 	// Trace is the run's record; consistency.Check has passed on it.

@@ -74,7 +74,7 @@ func runReal(ctx context.Context, e *Experiment, st *setupState) (*Result, error
 		g.Go(func() error { return w.run(gctx) })
 	}
 	rc := &realCoord{e: e, c: st.coord, ep: cep, start: start, job: job,
-		last: make([]*transport.Message, len(st.shards)), timer: -1, tune: st.tune}
+		last: make([]*transport.Message, len(st.shards)), timer: -1, tune: st.tune, stop: st.stop, st: st}
 	loopErr := rc.loop(gctx)
 	stopWorkers()
 	werr := g.Wait()
@@ -102,6 +102,8 @@ type realCoord struct {
 	end   time.Duration
 	timer time.Duration // the model's pending timer, -1 if none
 	tune  *tuning
+	stop  *stopper
+	st    *setupState
 	lastV consistency.Version
 	later []consistency.Effect
 }
@@ -158,10 +160,19 @@ func (rc *realCoord) loop(ctx context.Context) error {
 		return err
 	}
 	nextSnap, nextProg := rc.e.EvalEvery, rc.e.Duration/10
+	stop := rc.stop
+	checkEvery := stop.checkInterval(rc.e, rc.st)
+	nextCheck := checkEvery
 	for {
 		now := rc.now()
-		if now >= rc.e.Duration {
+		if now >= rc.e.Duration || stop.applied(c.model.Version()) {
 			break
+		}
+		if checkEvery > 0 && now >= nextCheck {
+			nextCheck += checkEvery
+			if stop.check(c.params) {
+				break
+			}
 		}
 		for nextSnap > 0 && now >= nextSnap {
 			c.snapshot(now)
@@ -188,6 +199,9 @@ func (rc *realCoord) loop(ctx context.Context) error {
 		}
 		if rc.timer >= 0 {
 			wake = min(wake, rc.timer)
+		}
+		if checkEvery > 0 {
+			wake = min(wake, nextCheck)
 		}
 		rctx, cancel := context.WithTimeout(ctx, wake-now)
 		m, err := rc.ep.Recv(rctx)

@@ -54,6 +54,8 @@ type setupState struct {
 	strag  []int
 	layout algorithms.Layout
 	tune   *tuning
+	sample *sampler
+	stop   *stopper
 }
 
 func setup(e *Experiment) (*setupState, error) {
@@ -94,9 +96,15 @@ func setup(e *Experiment) (*setupState, error) {
 	if err != nil {
 		return nil, err
 	}
+	if e.Tuner != nil || e.Stop.active() {
+		if st.sample, err = newSampler(e); err != nil {
+			return nil, err
+		}
+	}
 	if st.tune, err = newTuning(e, st); err != nil {
 		return nil, err
 	}
+	st.stop = newStopper(e, st)
 	return st, nil
 }
 
@@ -159,6 +167,7 @@ func finish(ctx context.Context, e *Experiment, st *setupState, res *Result) err
 	if st.tune != nil {
 		res.Intervals = st.tune.log
 	}
+	res.StoppedBy = st.stop.reason
 	res.Trace = st.coord.trace
 	res.Theta = st.coord.params
 	return nil

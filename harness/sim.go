@@ -24,6 +24,7 @@ const (
 	simEnd                      // the run's time is up
 	simTick                     // the model's timer fires
 	simInterrupt                // an interrupt reaches its worker
+	simCheck                    // a termination check (Stop)
 )
 
 type simEvent struct {
@@ -166,6 +167,11 @@ func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, erro
 			s.push(&simEvent{t: e.Duration * time.Duration(i) / 10, kind: simProgress})
 		}
 	}
+	if every := st.stop.checkInterval(e, st); every > 0 {
+		for t := every; t < e.Duration; t += every {
+			s.push(&simEvent{t: t, kind: simCheck})
+		}
+	}
 	s.push(&simEvent{t: e.Duration, kind: simEnd})
 	for n := 0; ; n++ {
 		if n%256 == 0 {
@@ -192,6 +198,10 @@ func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, erro
 				return nil, err
 			}
 			s.busy = s.now + time.Duration(c.applied)*e.Cost.EntryCost
+			if st.stop.applied(c.model.Version()) {
+				s.now = s.busy
+				return s.end()
+			}
 			if err := s.afterRound(s.busy, effs, false); err != nil {
 				return nil, err
 			}
@@ -205,6 +215,10 @@ func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, erro
 			}
 		case simInterrupt:
 			s.interrupt(ev)
+		case simCheck:
+			if st.stop.check(c.params) {
+				return s.end()
+			}
 		case simSnapshot:
 			c.snapshot(s.now)
 		case simProgress:
@@ -329,5 +343,5 @@ func (s *sim) end() (*Result, error) {
 			sh.stats.Wait += s.now - s.waitFrom[i]
 		}
 	}
-	return &Result{Sync: s.e.Sync, Clock: Virtual, Duration: s.e.Duration, BytesSent: s.bytes, Messages: s.msgs}, nil
+	return &Result{Sync: s.e.Sync, Clock: Virtual, Duration: s.now, BytesSent: s.bytes, Messages: s.msgs}, nil
 }

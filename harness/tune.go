@@ -3,7 +3,6 @@ package harness
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -26,8 +25,7 @@ type tuning struct {
 	start   time.Duration
 	phi     time.Duration
 	trigger time.Duration // when the round's barrier was initiated, -1 before
-	eval    algorithms.Worker
-	alg     algorithms.Algorithm
+	sample  *sampler
 	saved   *saved
 	log     []IntervalPoint
 }
@@ -62,22 +60,11 @@ func newTuning(e *Experiment, st *setupState) (*tuning, error) {
 	if e.Sync.Kind != consistency.FSP {
 		return nil, fmt.Errorf("harness: an interval tuner needs an FSP sync model, not %v: %w", e.Sync, ErrConfig)
 	}
-	n := e.Algorithm.NumPoints()
-	k := min(n, e.ControlSample)
-	sample := rand.New(rand.NewPCG(e.Seed, 0x7e57)).Perm(n)[:k]
-	slices.Sort(sample)
-	w, err := e.Algorithm.NewWorker(sample)
-	if err != nil {
-		return nil, err
-	}
-	return &tuning{t: e.Tuner, trigger: -1, eval: w, alg: e.Algorithm}, nil
+	return &tuning{t: e.Tuner, trigger: -1, sample: st.sample}, nil
 }
 
 // objective is f(θ) on the sample.
-func (t *tuning) objective(theta []float64) float64 {
-	t.eval.SetParams(theta)
-	return t.alg.Objective(theta, t.eval.Evaluate())
-}
+func (t *tuning) objective(theta []float64) float64 { return t.sample.objective(theta) }
 
 // interrupted notes the round's barrier initiation.
 func (t *tuning) interrupted(now time.Duration) {
