@@ -19,6 +19,7 @@ type fsp struct {
 	deadline  time.Duration
 	begun     time.Duration // when the current round was released
 	triggered bool
+	local     bool // semi-centralized: workers time themselves
 }
 
 func (m *fsp) Step(ev Event) ([]Effect, error) {
@@ -33,7 +34,7 @@ func (m *fsp) Step(ev Event) ([]Effect, error) {
 		return m.endRound(out, ev.Now), nil
 	case EvCommit:
 		m.accept(w, ev)
-		if !m.triggered && m.interval != FullBatch {
+		if !m.triggered && m.interval != FullBatch && !m.local {
 			// Its full pass is done (or its own timer fired): barrier.
 			out = m.trigger(out)
 		}
@@ -42,13 +43,13 @@ func (m *fsp) Step(ev Event) ([]Effect, error) {
 		}
 		return append(out, Effect{Kind: EfBlock, Worker: w.id, Waiting: m.inState(computing)}), nil
 	case EvTick:
-		if m.started && !m.triggered && m.interval != FullBatch && ev.Now >= m.deadline {
+		if m.started && !m.triggered && m.interval != FullBatch && !m.local && ev.Now >= m.deadline {
 			out = m.trigger(out)
 		}
 	case EvSetInterval:
 		// The current round takes the new interval if its barrier has not
 		// been initiated yet; otherwise the next round does.
-		if m.started && !m.triggered && len(m.ids) > 0 {
+		if m.started && !m.triggered && !m.local && len(m.ids) > 0 {
 			m.interval = ev.Interval
 			if m.interval == FullBatch {
 				return out, nil
@@ -99,10 +100,13 @@ func (m *fsp) endRound(out []Effect, now time.Duration) []Effect {
 		w := m.ms[id]
 		w.clock = uint64(m.version)
 		out = m.release(out, w)
+		if m.local && m.interval != FullBatch {
+			out[len(out)-1].Interval = m.interval
+		}
 	}
 	m.triggered = false
 	m.begun = now
-	if len(m.ids) == 0 || m.interval == FullBatch {
+	if len(m.ids) == 0 || m.interval == FullBatch || m.local {
 		return out
 	}
 	m.deadline = now + m.interval

@@ -158,6 +158,9 @@ type Effect struct {
 	Final   bool          // EfApply: the flush at EvStop
 	Waiting []WorkerID    // EfBlock
 	At      time.Duration // EfTimer
+	// Interval (EfRelease under semi-centralized FSP): the worker commits
+	// when its local timer, η adjusted by the runtime, fires.
+	Interval time.Duration
 }
 
 func (e Effect) String() string {
@@ -177,6 +180,9 @@ func (e Effect) String() string {
 		}
 		return b.String()
 	case EfRelease:
+		if e.Interval != 0 {
+			return fmt.Sprintf("release w%d v=%d clock=%d budget=%d local-timer=%v", e.Worker, e.Version, e.Clock, e.Budget, e.Interval)
+		}
 		return fmt.Sprintf("release w%d v=%d clock=%d budget=%d", e.Worker, e.Version, e.Clock, e.Budget)
 	case EfBlock:
 		return fmt.Sprintf("block w%d waiting=%v", e.Worker, e.Waiting)
@@ -273,6 +279,12 @@ type Spec struct {
 	// Interval (FSP): the barrier interval η. Zero means
 	// DefaultInterval.
 	Interval time.Duration
+	// Local (FSP): semi-centralized coordination (FSP paper §5.2): no
+	// coordinator timer and no interrupts; each release carries η and the
+	// worker commits when its own local timer (η ± δ_i, chosen by the
+	// runtime) fires or its pass ends. The second phase — applying and
+	// releasing — stays with the coordinator.
+	Local bool
 	// needText is Need as written, for String.
 	needText string
 }
@@ -296,14 +308,23 @@ func Parse(s string) (Spec, error) {
 		}
 		return bad(`want "bsp" or "bsp:full"`)
 	case "fsp":
+		spec := Spec{Kind: FSP}
 		if !hasArg {
-			return Spec{Kind: FSP}, nil
+			return spec, nil
+		}
+		if arg == "semi" {
+			spec.Local = true
+			return spec, nil
+		}
+		if rest, ok := strings.CutSuffix(arg, ":semi"); ok {
+			spec.Local, arg = true, rest
 		}
 		d, err := time.ParseDuration(arg)
 		if err != nil || d <= 0 {
-			return bad("want fsp or fsp:INTERVAL with a positive duration such as fsp:100ms")
+			return bad("want fsp, fsp:INTERVAL, fsp:semi or fsp:INTERVAL:semi with a positive duration such as fsp:100ms")
 		}
-		return Spec{Kind: FSP, Interval: d}, nil
+		spec.Interval = d
+		return spec, nil
 	case "asp":
 		if hasArg {
 			return bad(`asp takes no parameter`)
@@ -356,10 +377,14 @@ func (s Spec) String() string {
 	case ASP:
 		return "asp"
 	case FSP:
-		if s.Interval == 0 {
-			return "fsp"
+		out := "fsp"
+		if s.Interval != 0 {
+			out += ":" + s.Interval.String()
 		}
-		return "fsp:" + s.Interval.String()
+		if s.Local {
+			out += ":semi"
+		}
+		return out
 	case Quorum:
 		if s.needText != "" {
 			return "quorum:" + s.needText
@@ -416,7 +441,7 @@ func New(spec Spec, cfg Config) (Model, error) {
 		// A worker's budget is one traversal of its shard: completing it
 		// triggers the barrier early (§3.3).
 		b.budget = FullPass
-		f := &fsp{base: b, interval: spec.Interval}
+		f := &fsp{base: b, interval: spec.Interval, local: spec.Local}
 		if f.interval == 0 {
 			f.interval = DefaultInterval
 		}
