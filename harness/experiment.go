@@ -74,6 +74,9 @@ type Stragglers struct {
 	Every int
 	// Slowdown is the Natural factor (≥ 1). Default 4.
 	Slowdown float64
+	// Latency is extra one-way message latency on the stragglers' links
+	// (a congested host), either kind. Virtual clock only. Default 0.
+	Latency time.Duration
 }
 
 // CostModel gives virtual durations. Real runs ignore it.
@@ -228,10 +231,12 @@ func (e *Experiment) validate() error {
 		return fmt.Errorf("harness: cost model %+v: %w", *c, ErrConfig)
 	case s.Count < 0 || s.Count > e.Workers:
 		return fmt.Errorf("harness: %d stragglers of %d workers: %w", s.Count, e.Workers, ErrConfig)
-	case s.Kind != NoStragglers && (s.Tau < 0 || s.Every < 0 || !(s.Slowdown >= 1) || math.IsInf(s.Slowdown, 0)):
+	case s.Kind != NoStragglers && (s.Tau < 0 || s.Every < 0 || s.Latency < 0 || !(s.Slowdown >= 1) || math.IsInf(s.Slowdown, 0)):
 		return fmt.Errorf("harness: stragglers %+v: %w", *s, ErrConfig)
 	case e.Stop.validate(e) != nil:
 		return e.Stop.validate(e)
+	case e.Clock == Real && e.Sync.Kind == consistency.FSP && e.Sync.Local:
+		return fmt.Errorf("harness: semi-centralized FSP (%v) runs on the virtual clock only: the release message has no local-timer field yet: %w", e.Sync, ErrConfig)
 	case e.ControlSample < 0:
 		return fmt.Errorf("harness: control sample %d < 0: %w", e.ControlSample, ErrConfig)
 	case e.HasTarget && math.IsNaN(e.Target):

@@ -2,7 +2,9 @@ package harness_test
 
 import (
 	"context"
+	"errors"
 	"runtime"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -21,6 +23,9 @@ import (
 func TestRealAllModels(t *testing.T) {
 	alg := blobsKMeans(t, 4000)
 	for _, s := range allSpecs {
+		if strings.HasSuffix(s, ":semi") {
+			continue // virtual clock only (TestRealRefusesSemi)
+		}
 		t.Run(s, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				e := smallExp(alg, s)
@@ -116,5 +121,13 @@ func TestRealNoLeak(t *testing.T) {
 	if n := runtime.NumGoroutine(); n > before {
 		buf := make([]byte, 1<<16)
 		t.Fatalf("%d goroutines before, %d after:\n%s", before, n, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+func TestRealRefusesSemi(t *testing.T) {
+	e := smallExp(blobsKMeans(t, 400), "fsp:semi")
+	e.Clock = harness.Real
+	if _, err := harness.Run(context.Background(), e); !errors.Is(err, harness.ErrConfig) {
+		t.Fatalf("real semi-centralized FSP: %v", err)
 	}
 }

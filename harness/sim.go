@@ -3,10 +3,12 @@ package harness
 import (
 	"container/heap"
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/consistency"
+	"github.com/syncmodels/syncmodels/interval"
 )
 
 // The virtual-time runtime: a discrete-event simulation over the shared
@@ -54,6 +56,7 @@ type simRun struct {
 	ver    consistency.Version
 	active bool
 	owed   time.Duration // pause served before start
+	timer  time.Duration // the local timer it ran (semi-centralized), 0 if none
 }
 
 type simQueue []*simEvent
@@ -94,6 +97,12 @@ type sim struct {
 	// the tuning's events, delivered after the round's releases.
 	lastV consistency.Version
 	later []consistency.Effect
+	// Semi-centralized FSP (§5.2): when each worker's release was sent,
+	// its local timer for the next release, and what the coordinator
+	// measured of it in the last round.
+	sentAt []time.Duration
+	timers []time.Duration
+	obs    []interval.Observation
 }
 
 func (s *sim) setInterval(now, eta time.Duration) error {
@@ -124,6 +133,9 @@ func (s *sim) afterRound(t time.Duration, effs []consistency.Effect, begin bool)
 			return err
 		}
 	}
+	if err := s.localTimers(effs); err != nil {
+		return err
+	}
 	s.deliver(t, effs)
 	later := s.later
 	s.later = nil
@@ -139,17 +151,23 @@ func (s *sim) push(ev *simEvent) {
 
 // transmit charges a message of size bytes on a shared link that is free
 // from *link, sent at t, and returns its arrival time.
-func (s *sim) transmit(link *time.Duration, t time.Duration, size int) time.Duration {
+func (s *sim) transmit(link *time.Duration, t time.Duration, size int, w consistency.WorkerID) time.Duration {
 	start := max(t, *link)
 	*link = start + time.Duration(float64(size)/s.e.Cost.Bandwidth*1e9)
 	s.bytes += int64(size)
 	s.msgs++
-	return *link + s.e.Cost.Latency
+	lat := s.e.Cost.Latency
+	if s.st.shards[w].straggler {
+		lat += s.e.Stragglers.Latency
+	}
+	return *link + lat
 }
 
 func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, error) {
 	s := &sim{e: e, st: st, waitFrom: make([]time.Duration, len(st.shards)), computing: make([]bool, len(st.shards)),
-		runs: make([]simRun, len(st.shards)), timer: -1}
+		runs: make([]simRun, len(st.shards)), timer: -1,
+		sentAt: make([]time.Duration, len(st.shards)), timers: make([]time.Duration, len(st.shards)),
+		obs: make([]interval.Observation, len(st.shards))}
 	c := st.coord
 	c.snapshot(0)
 	effs, err := c.step(0, consistency.Event{Kind: consistency.EvStart})
@@ -197,6 +215,10 @@ func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, erro
 			if err != nil {
 				return nil, err
 			}
+			if r := &s.runs[ev.w]; r.timer > 0 {
+				// Its response delay: commit arrival − release sent − timer.
+				s.obs[ev.w].Response = max(s.now-s.sentAt[ev.w]-r.timer, 0)
+			}
 			s.busy = s.now + time.Duration(c.applied)*e.Cost.EntryCost
 			if st.stop.applied(c.model.Version()) {
 				s.now = s.busy
@@ -229,6 +251,28 @@ func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, erro
 	}
 }
 
+// localTimers sets each worker's local timer for the releases in effs
+// (semi-centralized FSP, §5.2) from what the last round measured:
+// interval.Offsets aims every commit at the same arrival instant.
+func (s *sim) localTimers(effs []consistency.Effect) error {
+	var eta time.Duration
+	for _, e := range effs {
+		if e.Kind == consistency.EfRelease && e.Interval > 0 {
+			eta = e.Interval
+			break
+		}
+	}
+	if eta == 0 {
+		return nil
+	}
+	timers, _, err := interval.Offsets{}.Timers(eta, s.obs)
+	if err != nil {
+		return fmt.Errorf("harness: local timers: %w", err)
+	}
+	copy(s.timers, timers)
+	return nil
+}
+
 // feed steps the model with an event raised at the coordinator now.
 func (s *sim) feed(ev consistency.Event) error {
 	if s.busy > s.now {
@@ -251,14 +295,15 @@ func (s *sim) deliver(t time.Duration, effs []consistency.Effect) {
 	for _, e := range effs {
 		switch e.Kind {
 		case consistency.EfRelease:
+			s.sentAt[e.Worker] = t
 			size := releaseSize(e, s.e.Seed, s.st.coord.params)
-			arrive := s.transmit(&s.out, t, size)
+			arrive := s.transmit(&s.out, t, size, e.Worker)
 			s.push(&simEvent{t: arrive, kind: simRelease, w: e.Worker, eff: e, params: s.st.coord.params})
 		case consistency.EfInterrupt:
 			if s.st.tune != nil {
 				s.st.tune.interrupted(t)
 			}
-			arrive := s.transmit(&s.out, t, interruptSize(e.Worker, s.e.Seed, s.runs[e.Worker].clock))
+			arrive := s.transmit(&s.out, t, interruptSize(e.Worker, s.e.Seed, s.runs[e.Worker].clock), e.Worker)
 			s.push(&simEvent{t: arrive, kind: simInterrupt, w: e.Worker, gen: s.runs[e.Worker].gen})
 		case consistency.EfTimer:
 			s.timer = max(e.At, t)
@@ -304,7 +349,25 @@ func (s *sim) start(ev *simEvent) {
 	*r = simRun{gen: r.gen + 1, start: s.now + sh.owed, k: sh.points(ev.eff.Budget), pace: s.e.pace(sh),
 		params: ev.params, clock: ev.eff.Clock, ver: ev.eff.Version, active: true, owed: sh.owed}
 	sh.owed = 0
-	s.push(&simEvent{t: s.now + r.pace.end(r.k), kind: simDone, w: ev.w, gen: r.gen})
+	if ev.eff.Interval > 0 {
+		// Semi-centralized: the worker's own timer ends the batch.
+		r.timer = s.timers[ev.w]
+		if r.timer <= 0 {
+			r.timer = ev.eff.Interval
+		}
+		if e := s.now + r.timer - r.start; e <= 0 {
+			sh.owed = -e
+			r.owed += e
+			r.start, r.k = s.now+r.timer, 0
+		} else if e < r.pace.end(r.k) {
+			j, at, owed := r.pace.interrupt(r.k, e)
+			sh.owed = owed
+			r.k = j
+			s.push(&simEvent{t: r.start + at, kind: simDone, w: ev.w, gen: r.gen})
+			return
+		}
+	}
+	s.push(&simEvent{t: r.start + r.pace.end(r.k), kind: simDone, w: ev.w, gen: r.gen})
 }
 
 // done runs the batch's arithmetic and sends the commit.
@@ -318,6 +381,12 @@ func (s *sim) done(ev *simEvent) {
 	d := s.st.coord.newDelta()
 	sh.process(r.params, r.k, d)
 	busy := s.now - r.start + r.owed
+	if r.timer > 0 && busy > 0 && r.k > 0 {
+		// Its processing speed this round, for the local timers.
+		o := &s.obs[ev.w]
+		o.Speed = float64(r.k) / busy.Seconds()
+		o.Current = o.Speed
+	}
 	sh.stats.Busy += busy
 	sh.stats.Paused += busy - time.Duration(r.k)*s.e.Cost.PointCost
 	sh.stats.Points += int64(r.k)
@@ -326,7 +395,7 @@ func (s *sim) done(ev *simEvent) {
 	sh.nextSeq++
 	s.computing[ev.w] = false
 	s.waitFrom[ev.w] = s.now
-	arrive := s.transmit(&s.in, s.now, commitSize(ev.w, s.e.Seed, seq, r.clock, r.ver, d))
+	arrive := s.transmit(&s.in, s.now, commitSize(ev.w, s.e.Seed, seq, r.clock, r.ver, d), ev.w)
 	s.push(&simEvent{t: arrive, kind: simCommit, w: ev.w, delta: d, seqNo: seq, clock: r.clock, ver: r.ver})
 }
 

@@ -90,7 +90,7 @@ func (f *compareFlags) register(fs *flag.FlagSet) {
 	f.workloadFlags.register(fs, workloadDefaults{algo: compareDefaults.algo, k: 10, lr: fmt.Sprintf("%g for lr, the algorithm's default for the others", compareDefaults.lr["lr"]),
 		seed: "data generation, θ0, sharding and which workers straggle"})
 	fs.IntVar(&f.workers, "workers", 16, "workers (one data shard each)")
-	fs.StringVar(&f.syncList, "sync", compareDefaults.syncs, "comma-separated sync models to compare: bsp, bsp:full, ssp:S, asp, quorum:F (fraction), quorum:K (count), fsp[:INTERVAL]; or the FSP paper's bspb, bspv (batch tuned by a pilot), fspb (binary-search interval), fspv (linear-fit interval)")
+	fs.StringVar(&f.syncList, "sync", compareDefaults.syncs, "comma-separated sync models to compare: bsp, bsp:full, ssp:S, asp, quorum:F (fraction), quorum:K (count), fsp[:INTERVAL][:semi]; or the FSP paper's bspb, bspv (batch tuned by a pilot), fspb (binary-search interval), fspv (linear-fit interval), fspv+semi (with local timers)")
 	fs.IntVar(&f.stragglers, "stragglers", 4, "how many workers straggle, drawn from -seed; 0 = none")
 	fs.StringVar(&f.kind, "straggler-kind", "injected", "injected (pause -tau after every -every points) or natural (-slowdown times slower)")
 	fs.DurationVar(&f.tau, "tau", 32*time.Millisecond, "injected straggler pause")
@@ -175,8 +175,8 @@ func (f *compareFlags) check() error {
 				return fmt.Errorf("-sync %q: %s is listed twice", f.syncList, p.name)
 			}
 		}
-		if p.tuner != nil && f.clockKind == harness.Real && p.name == "fspv" {
-			return fmt.Errorf("-sync %s: FSPV rolls workers back to a checkpoint, which only -clock virtual supports", p.name)
+		if f.clockKind == harness.Real && (p.name == "fspv" || p.name == "fspv+semi" || p.spec.Local) {
+			return fmt.Errorf("-sync %s: FSPV's rollbacks and semi-centralized timers need -clock virtual", p.name)
 		}
 		f.plans = append(f.plans, p)
 	}

@@ -305,7 +305,9 @@ func TestCompareErrors(t *testing.T) {
 	}{
 		{[]string{"-sync", "bsp,fsp:0s"}, 2, `-sync "fsp:0s"`},
 		{[]string{"-sync", "bspb,fspv+opt"}, 2, "fspv+opt (data migration and semi-centralized timers) is not implemented yet"},
-		{[]string{"-sync", "fspv", "-clock", "real"}, 2, "only -clock virtual"},
+		{[]string{"-sync", "fspv,fspv+semi,fsp:5ms:semi", "-clock", "virtual"}, 0, ""},
+		{[]string{"-sync", "fspv", "-clock", "real"}, 2, "need -clock virtual"},
+		{[]string{"-sync", "fsp:semi", "-clock", "real"}, 2, "need -clock virtual"},
 		{[]string{"-sync", "fspb,FSPB"}, 2, "listed twice"},
 		{[]string{"-sync", "bsp,,asp"}, 2, `-sync ""`},
 		{[]string{"-sync", "asp,ASP"}, 2, "listed twice"},
