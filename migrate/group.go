@@ -76,15 +76,15 @@ func Groups(stats []Stats, tol Tolerance) ([]Group, error) {
 
 func validateStats(stats []Stats, name string) error {
 	for i, s := range stats {
-		at := fmt.Sprintf("%s[%d]", name, i)
+		at := func() string { return fmt.Sprintf("%s[%d]", name, i) }
 		if math.IsNaN(s.Passes) || math.IsInf(s.Passes, 0) || s.Passes < 0 {
-			return inputErr(ErrInput, at+".Passes", s.Passes, "must be finite and ≥ 0")
+			return inputErr(ErrInput, at()+".Passes", s.Passes, "must be finite and ≥ 0")
 		}
 		if math.IsNaN(s.Speed) || math.IsInf(s.Speed, 0) || s.Speed < 0 {
-			return inputErr(ErrInput, at+".Speed", s.Speed, "must be finite and ≥ 0")
+			return inputErr(ErrInput, at()+".Speed", s.Speed, "must be finite and ≥ 0")
 		}
 		if s.Size < 0 {
-			return inputErr(ErrInput, at+".Size", s.Size, "must be ≥ 0")
+			return inputErr(ErrInput, at()+".Size", s.Size, "must be ≥ 0")
 		}
 	}
 	return nil

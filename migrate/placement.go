@@ -210,6 +210,9 @@ func (p *Placement) Count(pt Point) (count, owner int, err error) {
 	if pt.Home < 0 || pt.Home >= len(p.workers) || pt.Index < 0 || pt.Index >= p.workers[pt.Home].natives {
 		return 0, 0, inputErr(ErrInput, "pt", pt, "no such point")
 	}
+	if c := &p.workers[pt.Home].slots[pt.Index]; c.mark != inactive {
+		return int(c.count), pt.Home, nil
+	}
 	for w := range p.workers {
 		wk := &p.workers[w]
 		if s := wk.slot(w, pt); s >= 0 && wk.slots[s].mark != inactive {
