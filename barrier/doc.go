@@ -16,6 +16,10 @@
 //     the tail of a serverless fleet does not stall every round. Late
 //     arrivals are never dropped: they count for the next round, and Wait
 //     says which.
+//   - Flexible: FSP's flexible barrier. A round has no pre-set workload:
+//     the coordinator's timer or a worker that completed a full pass
+//     initiates the barrier (Signal), workers notice between data points
+//     (Signalled), commit and Wait as in Cyclic.
 //
 // Membership is dynamic in all three, for elastic and preemptible fleets
 // (MLLess scale-in, DOLL preemption). In Cyclic and Quorum a worker that

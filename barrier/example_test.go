@@ -116,3 +116,30 @@ func ExampleFraction() {
 	// Output:
 	// 15 9 3
 }
+
+// A flexible barrier (FSP): the coordinator initiates the barrier; each
+// worker notices between data points, commits and waits for the others.
+func ExampleFlexible() {
+	f := barrier.NewFlexible(0, 1)
+	var wg sync.WaitGroup
+	counts := make([]int, 2)
+	for w := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !f.Signalled(0) {
+				counts[w]++ // process one data point
+				if counts[w] == 1000 {
+					f.Signal(0) // a full pass: trigger the barrier early
+				}
+			}
+			if _, err := f.Wait(context.Background(), barrier.WorkerID(w)); err != nil {
+				fmt.Println(err)
+			}
+		}()
+	}
+	wg.Wait()
+	fmt.Println("round", f.Round(), "released; someone completed a pass:", counts[0] >= 1000 || counts[1] >= 1000)
+	// Output:
+	// round 1 released; someone completed a pass: true
+}
