@@ -310,7 +310,11 @@ func (t *Tuner) check(o Observation) (int64, error) {
 	if steps == 0 {
 		steps = 1
 	}
-	op := "observation of step " + strconv.FormatInt(t.step+max(steps, 1), 10)
+	next := t.step + 1
+	if steps > 0 && steps <= maxStep-t.step {
+		next = t.step + steps
+	}
+	op := "observation of step " + strconv.FormatInt(next, 10)
 	bad := func(field, value, detail string, err error) error {
 		return &InputError{Op: op, Field: field, Value: value, Detail: detail, Err: err}
 	}

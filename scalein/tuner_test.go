@@ -221,6 +221,19 @@ func TestSyntheticExactDecisions(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("decisions:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+	// The first decision is at the step the detector accepts the knee:
+	// the same losses fed to a fresh default detector.
+	var det knee.Threshold
+	var u float64
+	for k := 1; ; k++ {
+		u += float64(s.P)
+		if det.Add(float64(k), s.loss(u)) {
+			if d := tu.Decisions()[0]; d.Step != int64(k) {
+				t.Errorf("first decision at step %d; the detector accepts the knee at step %d", d.Step, k)
+			}
+			break
+		}
+	}
 	if lp, dP, ok := tu.Reference(); !ok || dP != 600*time.Millisecond {
 		t.Errorf("Reference() = %v, %v, %v; want d_P = 600ms", lp, dP, ok)
 	} else if th := lp.Params(); math.Abs(th[0]-0.32) > 1e-6 || math.Abs(th[1]-1) > 1e-6 || math.Abs(th[2]-0.667) > 1e-6 || math.Abs(th[3]-0.05) > 1e-6 {
