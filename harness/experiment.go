@@ -11,6 +11,7 @@ import (
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/consistency"
 	"github.com/syncmodels/syncmodels/interval"
+	"github.com/syncmodels/syncmodels/scalein"
 	"github.com/syncmodels/syncmodels/transport"
 )
 
@@ -139,6 +140,13 @@ type Experiment struct {
 	// Virtual clock and a workload whose server and workers implement
 	// algorithms.Checkpointer (every workload of this module does).
 	Tuner interval.Tuner
+	// ScaleIn, if set, is MLLess's scale-in auto-tuner (§4.2): after every
+	// round it sees the time and the loss (on the control sample) and may
+	// evict a worker, which then leaves the run; its data is not
+	// redistributed (as in MLLess). Replicas are identical under BSP and
+	// FSP, so the evicted worker is the highest ID (scalein's tie rule).
+	// Virtual clock, BSP or FSP, and a positive minimized objective only.
+	ScaleIn *scalein.Tuner
 	// Stop holds convergence criteria besides Duration (FSP §5.3).
 	Stop Stop
 	// ControlSample is how many points (a seeded sample) the objective
@@ -237,6 +245,8 @@ func (e *Experiment) validate() error {
 		return e.Stop.validate(e)
 	case e.Clock == Real && e.Sync.Kind == consistency.FSP && e.Sync.Local:
 		return fmt.Errorf("harness: semi-centralized FSP (%v) runs on the virtual clock only: the release message has no local-timer field yet: %w", e.Sync, ErrConfig)
+	case e.ScaleIn != nil && (e.Clock != Virtual || (e.Sync.Kind != consistency.BSP && e.Sync.Kind != consistency.FSP) || !e.Algorithm.Minimize()):
+		return fmt.Errorf("harness: the scale-in tuner needs the virtual clock, BSP or FSP and a minimized objective (got %v, %v): %w", e.Clock, e.Sync, ErrConfig)
 	case e.ControlSample < 0:
 		return fmt.Errorf("harness: control sample %d < 0: %w", e.ControlSample, ErrConfig)
 	case e.HasTarget && math.IsNaN(e.Target):
@@ -277,12 +287,15 @@ type Point struct {
 // WorkerStats are one worker's totals.
 type WorkerStats struct {
 	Straggler bool
-	Points    int64         // data points processed
-	Passes    float64       // Points / shard size
-	Commits   int           // deltas committed
-	Busy      time.Duration // computing, injected pauses included
-	Paused    time.Duration // injected pauses and natural slowdown
-	Wait      time.Duration // between a commit and the next release
+	// Evicted is set when a scale-in tuner removed the worker at Left.
+	Evicted bool
+	Left    time.Duration
+	Points  int64         // data points processed
+	Passes  float64       // Points / shard size
+	Commits int           // deltas committed
+	Busy    time.Duration // computing, injected pauses included
+	Paused  time.Duration // injected pauses and natural slowdown
+	Wait    time.Duration // between a commit and the next release
 }
 
 // Result is what a run recorded.
@@ -310,6 +323,8 @@ type Result struct {
 	// BytesSent counts both directions, as encoded for the wire.
 	BytesSent int64
 	Messages  int64
+	// Evictions lists the scale-in tuner's evictions.
+	Evictions []scalein.Eviction
 	// StoppedBy says what ended the run: "duration", "max-iterations",
 	// "target" or "error-bound" (Experiment.Stop).
 	StoppedBy string

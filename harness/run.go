@@ -96,7 +96,7 @@ func setup(e *Experiment) (*setupState, error) {
 	if err != nil {
 		return nil, err
 	}
-	if e.Tuner != nil || e.Stop.active() {
+	if e.Tuner != nil || e.Stop.active() || e.ScaleIn != nil {
 		if st.sample, err = newSampler(e); err != nil {
 			return nil, err
 		}
@@ -157,7 +157,14 @@ func finish(ctx context.Context, e *Experiment, st *setupState, res *Result) err
 		res.Workers = append(res.Workers, s.stats)
 		commits += s.stats.Commits
 		wait += float64(s.stats.Wait)
-		total += float64(res.Duration)
+		if s.stats.Evicted {
+			total += float64(s.stats.Left)
+		} else {
+			total += float64(res.Duration)
+		}
+	}
+	if e.ScaleIn != nil {
+		res.Evictions = e.ScaleIn.Evictions()
 	}
 	res.Iterations = float64(commits) / float64(len(st.shards))
 	if total > 0 {

@@ -9,6 +9,7 @@ import (
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/consistency"
 	"github.com/syncmodels/syncmodels/interval"
+	"github.com/syncmodels/syncmodels/scalein"
 )
 
 // The virtual-time runtime: a discrete-event simulation over the shared
@@ -103,6 +104,8 @@ type sim struct {
 	sentAt []time.Duration
 	timers []time.Duration
 	obs    []interval.Observation
+	// gone marks workers the scale-in tuner evicted.
+	gone []bool
 }
 
 func (s *sim) setInterval(now, eta time.Duration) error {
@@ -126,13 +129,18 @@ func (s *sim) afterRound(t time.Duration, effs []consistency.Effect, begin bool)
 		case begin:
 			err = tu.begin(t, s.st.coord.params, s)
 		case v != s.lastV:
-			s.lastV = v
 			err = tu.roundEnd(t, s.st.coord.params, s)
 		}
 		if err != nil {
 			return err
 		}
 	}
+	if v := s.st.coord.model.Version(); !begin && v != s.lastV && s.e.ScaleIn != nil {
+		if err := s.scaleIn(t); err != nil {
+			return err
+		}
+	}
+	s.lastV = s.st.coord.model.Version()
 	if err := s.localTimers(effs); err != nil {
 		return err
 	}
@@ -167,7 +175,7 @@ func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, erro
 	s := &sim{e: e, st: st, waitFrom: make([]time.Duration, len(st.shards)), computing: make([]bool, len(st.shards)),
 		runs: make([]simRun, len(st.shards)), timer: -1,
 		sentAt: make([]time.Duration, len(st.shards)), timers: make([]time.Duration, len(st.shards)),
-		obs: make([]interval.Observation, len(st.shards))}
+		obs: make([]interval.Observation, len(st.shards)), gone: make([]bool, len(st.shards))}
 	c := st.coord
 	c.snapshot(0)
 	effs, err := c.step(0, consistency.Event{Kind: consistency.EvStart})
@@ -251,6 +259,36 @@ func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, erro
 	}
 }
 
+// scaleIn reports the round to the scale-in tuner and evicts the worker
+// it names: the model sees it leave, its release is not delivered.
+func (s *sim) scaleIn(t time.Duration) error {
+	act, err := s.e.ScaleIn.Observe(scalein.Observation{Time: t, Loss: s.st.sample.objective(s.st.coord.params)})
+	if err != nil {
+		return fmt.Errorf("harness: scale-in tuner: %w", err)
+	}
+	if act.Op != scalein.Evict {
+		return nil
+	}
+	w := consistency.WorkerID(act.Worker)
+	if act.Worker < 0 || act.Worker >= len(s.gone) || s.gone[w] {
+		return fmt.Errorf("harness: scale-in tuner evicted unknown worker %d", act.Worker)
+	}
+	effs, err := s.st.coord.step(t, consistency.Event{Kind: consistency.EvLeave, Worker: w})
+	if err != nil {
+		return err
+	}
+	s.gone[w] = true
+	sh := s.st.shards[w]
+	sh.stats.Evicted, sh.stats.Left = true, t
+	if !s.computing[w] {
+		sh.stats.Wait += t - s.waitFrom[w]
+	}
+	s.computing[w] = false
+	s.runs[w].active = false
+	s.later = append(s.later, effs...)
+	return nil
+}
+
 // localTimers sets each worker's local timer for the releases in effs
 // (semi-centralized FSP, §5.2) from what the last round measured:
 // interval.Offsets aims every commit at the same arrival instant.
@@ -293,6 +331,9 @@ func (s *sim) feed(ev consistency.Event) error {
 // the coordinator's link, timers are scheduled.
 func (s *sim) deliver(t time.Duration, effs []consistency.Effect) {
 	for _, e := range effs {
+		if (e.Kind == consistency.EfRelease || e.Kind == consistency.EfInterrupt) && s.gone[e.Worker] {
+			continue
+		}
 		switch e.Kind {
 		case consistency.EfRelease:
 			s.sentAt[e.Worker] = t
@@ -408,7 +449,7 @@ func (s *sim) end() (*Result, error) {
 	}
 	c.snapshot(s.now)
 	for i, sh := range s.st.shards {
-		if !s.computing[i] {
+		if !s.computing[i] && !s.gone[i] {
 			sh.stats.Wait += s.now - s.waitFrom[i]
 		}
 	}
