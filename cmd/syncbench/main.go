@@ -16,6 +16,7 @@ commands:
   compare   run several sync models (BSP, SSP, ASP, quorum) on one workload with
             stragglers and print a comparison table; the default command
   train     train one algorithm in one process under bulk-synchronous iterations
+  reproduce rerun a paper's evaluation into a Markdown report (reproduce fsp)
   help      print this message
 
 syncbench COMMAND -h lists a command's flags; docs/compare.md explains compare.
@@ -33,6 +34,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return compare(args, stdout, stderr)
 	case "train":
 		return train(args, stdout, stderr)
+	case "reproduce":
+		return reproduce(args, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return 0

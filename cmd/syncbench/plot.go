@@ -14,6 +14,15 @@ import (
 // writePlot writes a PNG of objective against time, one line per sync
 // model, with the target as a dashed horizontal line.
 func (c *comparison) writePlot(path string) error {
+	p, err := c.objectivePlot()
+	if err != nil {
+		return err
+	}
+	return savePNG(p, 8*vg.Inch, 5*vg.Inch, path)
+}
+
+// objectivePlot is writePlot's figure.
+func (c *comparison) objectivePlot() (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%s, %d workers, %s", c.alg.Name(), c.f.workers, c.stragglerLine())
 	p.X.Label.Text = fmt.Sprintf("%s time (s)", c.f.clockKind)
@@ -27,7 +36,7 @@ func (c *comparison) writePlot(path string) error {
 		}
 		l, err := plotter.NewLine(xys)
 		if err != nil {
-			return fmt.Errorf("plot %s: %w", r.Sync, err)
+			return nil, fmt.Errorf("plot %s: %w", r.Sync, err)
 		}
 		l.Color = plotutil.Color(i)
 		l.Dashes = plotutil.Dashes(i)
@@ -37,13 +46,18 @@ func (c *comparison) writePlot(path string) error {
 	}
 	t, err := plotter.NewLine(plotter.XYs{{X: 0, Y: c.target}, {X: c.f.duration.Seconds(), Y: c.target}})
 	if err != nil {
-		return fmt.Errorf("plot target: %w", err)
+		return nil, fmt.Errorf("plot target: %w", err)
 	}
 	t.Color = color.Gray{Y: 96}
 	t.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
 	p.Add(t)
 	p.Legend.Add(fmt.Sprintf("target %.4g", c.target), t)
-	wt, err := p.WriterTo(8*vg.Inch, 5*vg.Inch, "png")
+	return p, nil
+}
+
+// savePNG writes p as a w×h PNG to path.
+func savePNG(p *plot.Plot, w, h vg.Length, path string) error {
+	wt, err := p.WriterTo(w, h, "png")
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// papers are the evaluations `syncbench reproduce` regenerates, by name.
+var papers = map[string]func(args []string, stdout, stderr io.Writer) int{
+	"fsp": reproduceFSP,
+}
+
+// reproduce runs `syncbench reproduce PAPER [flags]`: it reruns a paper's
+// evaluation in virtual time and writes a Markdown report with PNG figures
+// (docs/reproduce/PAPER.md by default).
+func reproduce(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+			fmt.Fprint(stdout, reproduceUsage)
+			return 0
+		}
+		fmt.Fprintf(stderr, "syncbench reproduce: name a paper (want fsp)\n%s", reproduceUsage)
+		return 2
+	}
+	run, ok := papers[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "syncbench reproduce: unknown paper %q (want fsp)\n", args[0])
+		return 2
+	}
+	return run(args[1:], stdout, stderr)
+}
+
+const reproduceUsage = `usage: syncbench reproduce PAPER [flags]
+
+papers:
+  fsp   FSP/Flegel (TPDS 2022) §6: runtime with and without stragglers
+        (Figs. 7, 8) and runtime against the barrier interval (Fig. 15)
+
+syncbench reproduce PAPER -h lists its flags; docs/reproduce/PAPER.md is the
+report it writes.
+`

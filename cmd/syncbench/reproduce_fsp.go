@@ -1,0 +1,408 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/consistency"
+	"github.com/syncmodels/syncmodels/dataset"
+	"github.com/syncmodels/syncmodels/harness"
+)
+
+// `syncbench reproduce fsp` reruns the evaluation of the FSP paper (Wang
+// et al., "FSP: Towards Flexible Synchronous Parallel Frameworks for
+// Distributed Machine Learning", TPDS 2022, §6) in virtual time:
+//
+//   - Figs. 7 and 8: the time to a target objective of BSPB, BSPV, ASP,
+//     FSPB and FSPV for K-means, GMM, FCM, LR and NMF on synthetic data
+//     shaped like Table 1's (scaled down), and on Fashion-MNIST when it is
+//     installed, under Injected and Natural stragglers and without;
+//   - Fig. 15: the time to target of FSP at fixed intervals η on a log
+//     grid, against the interval FSPV chose and its time to target.
+//
+// Every run is a `syncbench compare` run (the same flags, presets and
+// defaults; see fspCase.flags), so the numbers mean what compare's mean.
+// The report is deterministic: the same flags and seed write the same
+// Markdown and PNGs on any machine, except the line with the wall time.
+
+// fspSystems are the configurations of Figs. 7 and 8, in the order of the
+// report's columns: parsePlan names (presets.go). FSPV+opt (data migration
+// and semi-centralized timers, Figs. 11, 12 and 16) is added here as
+// "fspv+opt" once parsePlan accepts it; the report then gains the column.
+var fspSystems = []string{"bspb", "bspv", "asp", "fspb", "fspv"}
+
+// fspSetting is a straggler setting of §6.2.
+type fspSetting struct {
+	key   string   // names files and CSV rows
+	label string   // names table columns
+	args  []string // compare flags
+}
+
+// fspSettings: Injected (τ = 32 ms every 1,000 points) and Natural (4×
+// slower), both on 4 of 16 workers, the paper's defaults (§6.1, §6.2); and
+// none (Fig. 8).
+var fspSettings = []fspSetting{
+	{"injected", "Injected", []string{"-stragglers", "4", "-straggler-kind", "injected", "-tau", "32ms", "-every", "1000"}},
+	{"natural", "Natural", []string{"-stragglers", "4", "-straggler-kind", "natural", "-slowdown", "4"}},
+	{"none", "no stragglers", []string{"-stragglers", "0"}},
+}
+
+// fspSweepSetting is the setting of the interval sweep (Fig. 15 uses
+// Injected).
+const fspSweepSetting = 0
+
+// fspSweepSteps is the number of fixed intervals of the sweep: P/2^k for k
+// = fspSweepSteps−1 … 0, P the time a full-speed worker takes for a pass
+// over its shard (the longest interval that is not cut short by the
+// early trigger). The grid covers FSPV's default range of η* (its probe is
+// P/8, its bounds P/128 … 2P) and FSPB's lower bound (16 points' time,
+// P/187 here).
+const fspSweepSteps = 10
+
+// fspAcceptance is the issue's criterion: FSPV's time to target within
+// this factor of the best fixed interval's.
+const fspAcceptance = 1.25
+
+// fspWorkload is an algorithm on a data set standing in for one of Table
+// 1's.
+type fspWorkload struct {
+	key   string // names files and CSV rows
+	label string // names table rows
+	short string // names figure axes
+	paper string // the Table 1 data set it stands in for
+	// args are compare's workload flags (-algo, -k, -lr, …) and -duration.
+	args []string
+	// load makes the data set from the seed, nil if it is not available
+	// (a note says why).
+	load  func(seed uint64) (*data, string, error)
+	sweep bool // run the Fig. 15 interval sweep on it
+}
+
+// fspScale gives the data sizes and run lengths: the full report, or
+// -quick's tiny version that only checks the pipeline.
+type fspScale struct {
+	n        int           // points of the dense synthetic sets
+	nmfRows  int           // rows of the NMF matrix
+	fmnist   int           // Fashion-MNIST images used; 0 = all 60,000
+	duration time.Duration // per run; some workloads take a multiple
+}
+
+var (
+	fspFull  = fspScale{n: 48000, nmfRows: 8000, duration: time.Second}
+	fspQuick = fspScale{n: 1600, nmfRows: 800, fmnist: 1600, duration: 50 * time.Millisecond}
+)
+
+// fspWorkloads lists the workloads of the report at scale s; fmnist is the
+// Fashion-MNIST directory ("" skips it).
+func fspWorkloads(s fspScale, fmnist string) []fspWorkload {
+	dur := func(x float64) string { return time.Duration(x * float64(s.duration)).String() }
+	blobs := func(name string, n, d, k int, spread float64) func(uint64) (*data, string, error) {
+		return func(seed uint64) (*data, string, error) {
+			rng := rand.New(rand.NewPCG(seed, 0xda7a))
+			return &data{spec: fmt.Sprintf("synthetic:%s (%d Gaussian blobs, spread %g)", name, k, spread), dense: dataset.Blobs(rng, n, d, k, spread)}, "", nil
+		}
+	}
+	synth := func(name string, n, d int) func(uint64) (*data, string, error) {
+		return func(seed uint64) (*data, string, error) {
+			dd, err := loadData("synthetic:"+name, synthSize{n, d}, seed)
+			return dd, "", err
+		}
+	}
+	fm := func(seed uint64) (*data, string, error) {
+		if fmnist == "" {
+			return nil, "Fashion-MNIST skipped (-fashion-mnist \"\")", nil
+		}
+		if _, err := os.Stat(fmnist); err != nil {
+			return nil, fmt.Sprintf("Fashion-MNIST not installed (%s: %v; `apt-get install dataset-fashion-mnist`)", fmnist, errors.Unwrap(err)), nil
+		}
+		d, err := loadData("idx:"+fmnist, synthSize{}, seed)
+		if err != nil {
+			return nil, "", err
+		}
+		return firstPoints(d, s.fmnist, "images"), "", nil
+	}
+	return []fspWorkload{
+		{key: "kmeans", label: "K-means", short: "KMs", paper: "MASS (7,000,000×27)", sweep: true,
+			args: []string{"-algo", "kmeans", "-k", "16", "-duration", dur(2)},
+			load: blobs("blobs", s.n, 27, 16, 10)},
+		{key: "gmm", label: "GMM", short: "GMM", paper: "SUSY (5,000,000×18)",
+			args: []string{"-algo", "gmm", "-k", "8", "-duration", dur(3)},
+			load: blobs("blobs", s.n, 18, 8, 10)},
+		{key: "fcm", label: "FCM", short: "FCM", paper: "MASS (7,000,000×27)",
+			args: []string{"-algo", "fcm", "-k", "16", "-duration", dur(0.5)},
+			load: blobs("blobs", s.n, 27, 16, 10)},
+		{key: "lr", label: "LR", short: "LR", paper: "HIGGS (11,000,000×28)", sweep: true,
+			args: []string{"-algo", "lr", "-lr", "0.01", "-duration", dur(2)},
+			load: synth("logistic", s.n, 28)},
+		{key: "nmf", label: "NMF", short: "NMF", paper: "ML10M (69,877×10,681)",
+			args: []string{"-algo", "nmf", "-rank", "10", "-duration", dur(2)},
+			load: synth("nonneg", s.nmfRows, 256)},
+		{key: "kmeans-fmnist", label: "K-means, Fashion-MNIST", short: "KMs F-MNIST", paper: "— (not in Table 1)",
+			args: []string{"-algo", "kmeans", "-k", "10", "-float32", "-duration", dur(1.5)},
+			load: fm},
+		{key: "lr-fmnist", label: "LR, Fashion-MNIST", short: "LR F-MNIST", paper: "— (not in Table 1)",
+			args: []string{"-algo", "lr", "-positive", "0", "-lr", "0.01", "-duration", dur(2)},
+			load: fm},
+	}
+}
+
+// firstPoints keeps the first n points of dense data d (all of them if n
+// is 0 or at least d's size) and says so in its spec.
+func firstPoints(d *data, n int, what string) *data {
+	if n <= 0 || d.dense == nil || n >= d.dense.N {
+		return d
+	}
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	return &data{spec: fmt.Sprintf("%s (first %d %s)", d.spec, n, what), dense: d.dense.Subset(idx)}
+}
+
+// fspFlags are the flags of `syncbench reproduce fsp`.
+type fspFlags struct {
+	out    string
+	quick  bool
+	seed   uint64
+	algos  string
+	fmnist string
+	only   map[string]bool
+	args   []string // as given, for the report
+}
+
+func (f *fspFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.out, "out", "docs/reproduce", "directory of the report: writes OUT/fsp.md and OUT/fsp/*.png, *.csv")
+	fs.BoolVar(&f.quick, "quick", false, "tiny data and runs (seconds): checks the pipeline, the numbers mean little")
+	fs.Uint64Var(&f.seed, "seed", 1, "random seed: data generation, θ0, sharding, which workers straggle")
+	fs.StringVar(&f.algos, "algos", "kmeans,gmm,fcm,lr,nmf", "comma-separated algorithms to run (kmeans, gmm, fcm, lr, nmf)")
+	fs.StringVar(&f.fmnist, "fashion-mnist", dataset.FashionMNISTDir, "Fashion-MNIST directory; \"\" skips the Fashion-MNIST workloads")
+}
+
+func (f *fspFlags) check() error {
+	f.only = map[string]bool{}
+	for a := range strings.SplitSeq(f.algos, ",") {
+		a = strings.TrimSpace(a)
+		switch a {
+		case "kmeans", "gmm", "fcm", "lr", "nmf":
+			f.only[a] = true
+		default:
+			return fmt.Errorf("-algos %q: %q is not one of kmeans, gmm, fcm, lr, nmf", f.algos, a)
+		}
+	}
+	return nil
+}
+
+// fspCase is one workload's runs and what is derived from them.
+type fspCase struct {
+	w    fspWorkload
+	note string // why the workload was skipped; "" if it ran
+	alg  algorithms.Algorithm
+	d    *data
+	// flags per setting: what `syncbench compare` would run.
+	flags [](*compareFlags)
+	// runs per setting, per system (fspSystems order).
+	runs [][]*harness.Result
+	// the interval sweep (fspSweepSetting): etas and their runs.
+	etas  []time.Duration
+	sweep []*harness.Result
+	// initial is the objective at θ0; best the best final objective over
+	// runs (every setting); target is derived from them as compare does.
+	initial, best, target float64
+	minimize              bool
+}
+
+// ttt is r's time to the case's target, -1 if not reached.
+func (c *fspCase) ttt(r *harness.Result) time.Duration {
+	return harness.TimeTo(r.Curve, c.target, c.minimize)
+}
+
+// flagsFor returns the compare flags of the workload in setting s.
+func (w *fspWorkload) flagsFor(s fspSetting, seed uint64, syncs []string) (*compareFlags, error) {
+	var f compareFlags
+	fs := flag.NewFlagSet("reproduce fsp", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	f.register(fs)
+	args := append(slices.Clone(w.args), s.args...)
+	args = append(args, "-seed", strconv.FormatUint(seed, 10), "-sync", strings.Join(syncs, ","))
+	if err := fs.Parse(args); err != nil {
+		return nil, fmt.Errorf("%s: %v", w.key, err)
+	}
+	if err := f.check(); err != nil {
+		return nil, fmt.Errorf("%s: %v", w.key, err)
+	}
+	return &f, nil
+}
+
+// shardPass is P: the time a full-speed worker takes for a pass over its
+// shard.
+func shardPass(alg algorithms.Algorithm, f *compareFlags) time.Duration {
+	return time.Duration(alg.NumPoints()/f.workers) * f.pointCost
+}
+
+// fspJob is one run.
+type fspJob struct {
+	c    *fspCase
+	f    *compareFlags
+	p    plan
+	name string // for progress lines
+	out  **harness.Result
+	cost float64 // a rough estimate of the run's wall time, to start the longest first
+}
+
+// jobCost estimates the wall time of a run of f on d: its virtual length
+// times a per-point cost that grows with the dimension and, for the
+// clustering and factorization workloads, with k or the rank.
+func jobCost(f *compareFlags, d *data) float64 {
+	_, dim := d.shape()
+	w := float64(dim)
+	switch f.algo {
+	case "kmeans", "gmm", "fcm":
+		w *= float64(f.k)
+	case "nmf":
+		w *= float64(f.rank)
+	}
+	return f.duration.Seconds() * w
+}
+
+func reproduceFSP(args []string, stdout, stderr io.Writer) int {
+	var f fspFlags
+	fs := flag.NewFlagSet("syncbench reproduce fsp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f.register(fs)
+	if code, ok := parseFlags(fs, args, f.check, stderr); !ok {
+		return code
+	}
+	f.args = args
+	start := time.Now()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	scale := fspFull
+	if f.quick {
+		scale = fspQuick
+	}
+	cases, err := runFSP(ctx, &f, scale, stderr)
+	if err == nil {
+		err = writeFSPReport(&f, scale, cases, time.Since(start))
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "syncbench reproduce fsp: %v\n", oneLine(err))
+		return 1
+	}
+	fmt.Fprintf(stdout, "wrote %s and %s in %.0f s\n", filepath.Join(f.out, "fsp.md"), filepath.Join(f.out, "fsp")+string(filepath.Separator), time.Since(start).Seconds())
+	return 0
+}
+
+// runFSP loads every workload and runs every job, GOMAXPROCS at a time
+// (the results do not depend on the order), then derives the targets.
+func runFSP(ctx context.Context, f *fspFlags, scale fspScale, stderr io.Writer) ([]*fspCase, error) {
+	var cases []*fspCase
+	var jobs []fspJob
+	for _, w := range fspWorkloads(scale, f.fmnist) {
+		algo := w.args[slices.Index(w.args, "-algo")+1]
+		if !f.only[algo] {
+			continue
+		}
+		c := &fspCase{w: w}
+		cases = append(cases, c)
+		d, note, err := w.load(f.seed)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", w.key, err)
+		}
+		if d == nil {
+			c.note = note
+			continue
+		}
+		c.d = d
+		for _, s := range fspSettings {
+			cf, err := w.flagsFor(s, f.seed, fspSystems)
+			if err != nil {
+				return nil, err
+			}
+			if c.alg == nil {
+				if c.alg, err = build(&cf.workloadFlags, d); err != nil {
+					return nil, fmt.Errorf("%s: %w", w.key, err)
+				}
+				c.minimize = c.alg.Minimize()
+			}
+			// ASP commits 1/32 of a shard (the paper's finer ASP, §6.4);
+			// the other systems ignore -batch.
+			cf.batch = max(c.alg.NumPoints()/cf.workers/32, 1)
+			c.flags = append(c.flags, cf)
+			c.runs = append(c.runs, make([]*harness.Result, len(cf.plans)))
+			for i, p := range cf.plans {
+				jobs = append(jobs, fspJob{c: c, f: cf, p: p, name: w.key + " " + s.key + " " + p.name, out: &c.runs[len(c.runs)-1][i], cost: jobCost(cf, d)})
+			}
+		}
+		if w.sweep {
+			cf := c.flags[fspSweepSetting]
+			pass := shardPass(c.alg, cf)
+			for k := fspSweepSteps - 1; k >= 0; k-- {
+				c.etas = append(c.etas, pass>>k)
+			}
+			c.sweep = make([]*harness.Result, len(c.etas))
+			for i, eta := range c.etas {
+				spec := consistency.Spec{Kind: consistency.FSP, Interval: eta}
+				p := plan{name: spec.String(), spec: spec}
+				jobs = append(jobs, fspJob{c: c, f: cf, p: p, name: w.key + " " + fspSettings[fspSweepSetting].key + " " + p.name, out: &c.sweep[i], cost: jobCost(cf, d)})
+			}
+		}
+	}
+	slices.SortStableFunc(jobs, func(a, b fspJob) int { return cmp.Compare(b.cost, a.cost) })
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	var mu sync.Mutex
+	done := 0
+	for _, j := range jobs {
+		g.Go(func() error {
+			start := time.Now()
+			e, err := j.f.experimentFor(gctx, j.c.alg, j.p)
+			if err != nil {
+				return fmt.Errorf("%s: %w", j.name, err)
+			}
+			r, err := harness.Run(gctx, e)
+			if err != nil {
+				return fmt.Errorf("%s: %w", j.name, err)
+			}
+			*j.out = r
+			mu.Lock()
+			done++
+			fmt.Fprintf(stderr, "syncbench reproduce fsp: [%d/%d] %s: %.1f s\n", done, len(jobs), j.name, time.Since(start).Seconds())
+			mu.Unlock()
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	for _, c := range cases {
+		if c.note != "" {
+			continue
+		}
+		c.initial = c.runs[0][0].Curve[0].Objective
+		var finals []float64
+		for _, rs := range c.runs {
+			for _, r := range rs {
+				finals = append(finals, r.Final)
+			}
+		}
+		c.best, c.target = deriveTarget(c.initial, finals, c.minimize)
+	}
+	return cases, nil
+}

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bytes"
+	"image/png"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// quickFSP is the smallest report: -quick, LR only (with its interval
+// sweep), Fashion-MNIST looked for in a directory that does not exist.
+func quickFSP(out string, extra ...string) []string {
+	return append([]string{"reproduce", "fsp", "-quick", "-algos", "lr", "-fashion-mnist", filepath.Join(out, "no-such-dir"), "-out", out}, extra...)
+}
+
+// wallLine is the one line of the report that depends on the machine.
+var wallLine = regexp.MustCompile(`(?m)^Seed \d+\. Wall time: .*$`)
+
+// readReport returns every file the report wrote, by path relative to dir,
+// with the wall-time line of fsp.md blanked and dir replaced by OUT.
+func readReport(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	files := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		if rel == "fsp.md" {
+			b = wallLine.ReplaceAll(b, []byte("Seed N. Wall time: —"))
+			b = bytes.ReplaceAll(b, []byte(dir), []byte("OUT"))
+		}
+		files[rel] = b
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// TestReproduceFSPQuick writes the -quick report twice with the same seed
+// into two directories: the same files, byte for byte (but the wall time
+// and the -out path), with every section, figure and table the report
+// promises.
+func TestReproduceFSPQuick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the -quick report twice (seconds under -race)")
+	}
+	a, b := t.TempDir(), t.TempDir()
+	for _, dir := range []string{a, b} {
+		code, out, errs := runCmd(t, quickFSP(dir, "-seed", "3")...)
+		if code != 0 {
+			t.Fatalf("exit %d, stderr %q", code, errs)
+		}
+		if !strings.Contains(out, "wrote "+filepath.Join(dir, "fsp.md")) {
+			t.Errorf("stdout %q does not name the report", out)
+		}
+	}
+	fa, fb := readReport(t, a), readReport(t, b)
+	for _, name := range []string{"fsp.md", "fsp/runs.csv", "fsp/fig7.png", "fsp/fig8.png", "fsp/curves-lr.png", "fsp/fig15-lr.png"} {
+		if fa[name] == nil {
+			t.Errorf("the report has no %s", name)
+		}
+	}
+	if len(fa) != len(fb) {
+		t.Errorf("same seed, %d files vs %d", len(fa), len(fb))
+	}
+	for name, x := range fa {
+		if !bytes.Equal(x, fb[name]) {
+			t.Errorf("same seed, %s differs", name)
+		}
+		if strings.HasSuffix(name, ".png") {
+			if _, err := png.Decode(bytes.NewReader(x)); err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+		}
+	}
+	md := string(fa["fsp.md"])
+	for _, want := range []string{
+		"go run ./cmd/syncbench reproduce fsp -quick -algos lr -fashion-mnist OUT/no-such-dir -out OUT -seed 3\n",
+		"Seed N. Wall time: —", "**-quick**", "virtual clock",
+		"## Runtime with and without stragglers (Figs. 7 and 8)",
+		"| workload | target | bspb | bspv | asp | fspb | fspv |\n",
+		"| LR | ", "(fsp/fig7.png)", "(fsp/fig8.png)", "(fsp/curves-lr.png)",
+		"### FSPV's speedups", "| BSPV | 1.3–78× |",
+		"### Why the numbers differ from the paper's", "**Measured.**",
+		"## Runtime against the interval (Fig. 15)", "(fsp/fig15-lr.png)", "**Acceptance (FSPV within 1.25× of the best fixed η): ",
+		"## Not reproduced yet", "Fig. 12", "fspv+opt",
+		"## Per-run details", "syncbench compare: logreg on synthetic:logistic",
+		"| LR, Fashion-MNIST | — (not in Table 1) | skipped: Fashion-MNIST not installed (OUT/no-such-dir",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("fsp.md lacks %q", want)
+		}
+	}
+	for _, absent := range []string{"| K-means |", "NaN"} {
+		if strings.Contains(md, absent) {
+			t.Errorf("fsp.md has %q (only LR ran)", absent)
+		}
+	}
+	// The header, 15 table runs and the sweep.
+	if n, want := bytes.Count(fa["fsp/runs.csv"], []byte("\n")), 1+len(fspSystems)*len(fspSettings)+fspSweepSteps; n != want {
+		t.Errorf("runs.csv has %d lines; want %d", n, want)
+	}
+}
+
+func TestFirstPoints(t *testing.T) {
+	d, err := loadData("synthetic:blobs", synthSize{n: 50, dim: 3}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := firstPoints(d, 20, "images")
+	if n, dim := got.shape(); n != 20 || dim != 3 || got.spec != "synthetic:blobs (first 20 images)" {
+		t.Errorf("firstPoints(50×3, 20) = %d×%d %q; want 20×3 \"synthetic:blobs (first 20 images)\"", n, dim, got.spec)
+	}
+	if !slices.Equal(got.dense.X, d.dense.X[:60]) || !slices.Equal(got.dense.Labels, d.dense.Labels[:20]) {
+		t.Errorf("firstPoints(50×3, 20) does not hold the first 20 rows")
+	}
+	for _, n := range []int{0, 50, 80} {
+		if got := firstPoints(d, n, "images"); got != d {
+			t.Errorf("firstPoints(50×3, %d) is not the data set itself", n)
+		}
+	}
+}
+
+func TestReproduceUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"reproduce"}, 2, "name a paper (want fsp)"},
+		{[]string{"reproduce", "-h"}, 0, ""},
+		{[]string{"reproduce", "mlless"}, 2, `unknown paper "mlless" (want fsp)`},
+		{[]string{"reproduce", "fsp", "-algos", "kmeans,cnn"}, 2, `"cnn" is not one of kmeans, gmm, fcm, lr, nmf`},
+		{[]string{"reproduce", "fsp", "extra"}, 2, `unexpected argument "extra"`},
+	} {
+		code, _, errs := runCmd(t, tc.args...)
+		if code != tc.code || !strings.Contains(errs, tc.want) {
+			t.Errorf("syncbench %s: exit %d, stderr %q; want %d and %q", strings.Join(tc.args, " "), code, errs, tc.code, tc.want)
+		}
+	}
+}
+
+func TestSpeedupOf(t *testing.T) {
+	const s = time.Second
+	for _, tc := range []struct {
+		ta, tb, dur time.Duration
+		want        string
+	}{
+		{s, 3 * s, 4 * s, "3×"},
+		{2 * s, s, 4 * s, "0.5×"},
+		{s, -1, 4 * s, "> 4×"},       // b did not reach: it took more than the run
+		{-1, 2 * s, 4 * s, "< 0.5×"}, // a did not reach
+		{-1, -1, 4 * s, "n/a"},
+	} {
+		if got := speedupOf(tc.ta, tc.tb, tc.dur).String(); got != tc.want {
+			t.Errorf("speedupOf(%v, %v, %v) = %s; want %s", tc.ta, tc.tb, tc.dur, got, tc.want)
+		}
+	}
+}
