@@ -38,7 +38,7 @@ import (
 //     grid, against the interval FSPV chose and its time to target.
 //
 // Every run is a `syncbench compare` run (the same flags, presets and
-// defaults; see fspCase.flags), so the numbers mean what compare's mean.
+// defaults; see fspWorkload.flagsFor), so the numbers mean what compare's mean.
 // The report is deterministic: the same flags and seed write the same
 // Markdown and PNGs on any machine, except the line with the wall time.
 
@@ -73,7 +73,7 @@ const fspSweepSetting = 0
 // over its shard (the longest interval that is not cut short by the
 // early trigger). The grid covers FSPV's default range of η* (its probe is
 // P/8, its bounds P/128 … 2P) and FSPB's lower bound (16 points' time,
-// P/187 here).
+// P/187 at full scale).
 const fspSweepSteps = 10
 
 // fspAcceptance is the issue's criterion: FSPV's time to target within
@@ -113,10 +113,12 @@ var (
 // Fashion-MNIST directory ("" skips it).
 func fspWorkloads(s fspScale, fmnist string) []fspWorkload {
 	dur := func(x float64) string { return time.Duration(x * float64(s.duration)).String() }
-	blobs := func(name string, n, d, k int, spread float64) func(uint64) (*data, string, error) {
+	// Gaussian blobs as synthetic:blobs draws them (the same seeding), with
+	// the spread and cluster count chosen here.
+	blobs := func(n, d, k int, spread float64) func(uint64) (*data, string, error) {
 		return func(seed uint64) (*data, string, error) {
 			rng := rand.New(rand.NewPCG(seed, 0xda7a))
-			return &data{spec: fmt.Sprintf("synthetic:%s (%d Gaussian blobs, spread %g)", name, k, spread), dense: dataset.Blobs(rng, n, d, k, spread)}, "", nil
+			return &data{spec: fmt.Sprintf("synthetic:blobs (%d Gaussian blobs, spread %g)", k, spread), dense: dataset.Blobs(rng, n, d, k, spread)}, "", nil
 		}
 	}
 	synth := func(name string, n, d int) func(uint64) (*data, string, error) {
@@ -141,13 +143,13 @@ func fspWorkloads(s fspScale, fmnist string) []fspWorkload {
 	return []fspWorkload{
 		{key: "kmeans", label: "K-means", short: "KMs", paper: "MASS (7,000,000×27)", sweep: true,
 			args: []string{"-algo", "kmeans", "-k", "16", "-duration", dur(2)},
-			load: blobs("blobs", s.n, 27, 16, 10)},
+			load: blobs(s.n, 27, 16, 10)},
 		{key: "gmm", label: "GMM", short: "GMM", paper: "SUSY (5,000,000×18)",
 			args: []string{"-algo", "gmm", "-k", "8", "-duration", dur(3)},
-			load: blobs("blobs", s.n, 18, 8, 10)},
+			load: blobs(s.n, 18, 8, 10)},
 		{key: "fcm", label: "FCM", short: "FCM", paper: "MASS (7,000,000×27)",
 			args: []string{"-algo", "fcm", "-k", "16", "-duration", dur(0.5)},
-			load: blobs("blobs", s.n, 27, 16, 10)},
+			load: blobs(s.n, 27, 16, 10)},
 		{key: "lr", label: "LR", short: "LR", paper: "HIGGS (11,000,000×28)", sweep: true,
 			args: []string{"-algo", "lr", "-lr", "0.01", "-duration", dur(2)},
 			load: synth("logistic", s.n, 28)},
@@ -297,7 +299,12 @@ func reproduceFSP(args []string, stdout, stderr io.Writer) int {
 	if f.quick {
 		scale = fspQuick
 	}
-	cases, err := runFSP(ctx, &f, scale, stderr)
+	// Create the output directory first, so a bad -out fails before the runs.
+	err := os.MkdirAll(filepath.Join(f.out, "fsp"), 0o755)
+	var cases []*fspCase
+	if err == nil {
+		cases, err = runFSP(ctx, &f, scale, stderr)
+	}
 	if err == nil {
 		err = writeFSPReport(&f, scale, cases, time.Since(start))
 	}

@@ -144,6 +144,7 @@ func TestReproduceUsage(t *testing.T) {
 		{[]string{"reproduce", "mlless"}, 2, `unknown paper "mlless" (want fsp)`},
 		{[]string{"reproduce", "fsp", "-algos", "kmeans,cnn"}, 2, `"cnn" is not one of kmeans, gmm, fcm, lr, nmf`},
 		{[]string{"reproduce", "fsp", "extra"}, 2, `unexpected argument "extra"`},
+		{[]string{"reproduce", "fsp", "-out", "/dev/null/x"}, 1, "syncbench reproduce fsp: mkdir /dev/null"},
 	} {
 		code, _, errs := runCmd(t, tc.args...)
 		if code != tc.code || !strings.Contains(errs, tc.want) {
