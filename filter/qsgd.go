@@ -1,6 +1,8 @@
 package filter
 
 import (
+	"github.com/syncmodels/syncmodels/internal/wire"
+
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -191,7 +193,7 @@ const quantizedMagic = 'Q'
 // 2 + varint(s) + varint(n) + 8 + ⌈n·Bits()/8⌉ bytes.
 func (q *Quantized) EncodedSize() int {
 	n, _ := packedLen(len(q.L), uint(q.Bits()))
-	return 2 + uvarintLen(uint64(q.Levels)) + uvarintLen(uint64(len(q.L))) + 8 + n
+	return 2 + wire.UvarintLen(uint64(q.Levels)) + wire.UvarintLen(uint64(len(q.L))) + 8 + n
 }
 
 // AppendBinary appends the binary encoding of q to b:
@@ -263,52 +265,52 @@ func appendLevels(b []byte, ls []int32, width uint) []byte {
 // error returns an error wrapping ErrMalformed that names the problem,
 // leaving q unchanged. Every valid encoding re-encodes to the same bytes.
 func (q *Quantized) UnmarshalBinary(b []byte) error {
-	r := reader{b: b}
-	magic, err := r.byte1("format byte")
+	r := wire.Reader{B: b, Prefix: "filter: decode", Malformed: ErrMalformed}
+	magic, err := r.Byte("format byte")
 	if err != nil {
 		return err
 	}
 	if magic != quantizedMagic {
-		return r.fail("format byte 0x%02x, want 0x%02x ('Q')", magic, quantizedMagic)
+		return r.Fail("format byte 0x%02x, want 0x%02x ('Q')", magic, quantizedMagic)
 	}
-	nb, err := r.byte1("norm")
+	nb, err := r.Byte("norm")
 	if err != nil {
 		return err
 	}
 	norm := Norm(nb)
 	if norm != LInf && norm != L2 {
-		return r.fail("unknown norm %d at byte 1", nb)
+		return r.Fail("unknown norm %d at byte 1", nb)
 	}
-	at := r.off
-	s, err := r.count("levels", MaxLevels)
+	at := r.Off
+	s, err := r.Count("levels", MaxLevels)
 	if err != nil {
 		return err
 	}
 	if s < 1 {
-		return r.fail("levels 0 at byte %d, want ≥ 1", at)
+		return r.Fail("levels 0 at byte %d, want ≥ 1", at)
 	}
-	n, err := r.count("entry count", math.MaxInt32)
+	n, err := r.Count("entry count", math.MaxInt32)
 	if err != nil {
 		return err
 	}
-	at = r.off
-	scale, err := r.float64le("scale")
+	at = r.Off
+	scale, err := r.Float64LE("scale")
 	if err != nil {
 		return err
 	}
 	if !finite(scale) || scale < 0 || math.Signbit(scale) {
-		return r.fail("scale %v at byte %d, want finite ≥ 0", scale, at)
+		return r.Fail("scale %v at byte %d, want finite ≥ 0", scale, at)
 	}
 	ls, err := readLevels(&r, n, s, func(k int, l int32) error {
 		if l != 0 && scale == 0 {
-			return r.fail("entry %d has level %d under a zero scale", k, l)
+			return r.Fail("entry %d has level %d under a zero scale", k, l)
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	if err := r.end(); err != nil {
+	if err := r.End(); err != nil {
 		return err
 	}
 	*q = Quantized{Norm: norm, Levels: s, Scale: scale, L: ls}
@@ -317,14 +319,14 @@ func (q *Quantized) UnmarshalBinary(b []byte) error {
 
 // readLevels reads n packed signed levels of s levels, calling check on
 // each (nil check accepts all).
-func readLevels(r *reader, n, s int, check func(k int, l int32) error) ([]int32, error) {
+func readLevels(r *wire.Reader, n, s int, check func(k int, l int32) error) ([]int32, error) {
 	width := uint(levelWidth(s))
 	size, ok := packedLen(n, width)
 	if !ok {
-		return nil, r.fail("%d levels of %d bits overflow", n, width)
+		return nil, r.Fail("%d levels of %d bits overflow", n, width)
 	}
-	start := r.off
-	p, err := r.take(size, "packed levels")
+	start := r.Off
+	p, err := r.Take(size, "packed levels")
 	if err != nil {
 		return nil, err
 	}
@@ -334,10 +336,10 @@ func readLevels(r *reader, n, s int, check func(k int, l int32) error) ([]int32,
 		code := br.read(width)
 		mag, neg := code>>1, code&1 == 1
 		if mag > uint64(s) {
-			return nil, r.fail("entry %d has level %d > s = %d", k, mag, s)
+			return nil, r.Fail("entry %d has level %d > s = %d", k, mag, s)
 		}
 		if neg && mag == 0 {
-			return nil, r.fail("entry %d is a negative zero level", k)
+			return nil, r.Fail("entry %d is a negative zero level", k)
 		}
 		l := int32(mag)
 		if neg {
@@ -351,7 +353,7 @@ func readLevels(r *reader, n, s int, check func(k int, l int32) error) ([]int32,
 		ls[k] = l
 	}
 	if br.padding() != 0 {
-		return nil, r.fail("nonzero padding bits in the last byte of the levels (byte %d)", start+size-1)
+		return nil, r.Fail("nonzero padding bits in the last byte of the levels (byte %d)", start+size-1)
 	}
 	return ls, nil
 }

@@ -1,6 +1,8 @@
 package filter
 
 import (
+	"github.com/syncmodels/syncmodels/internal/wire"
+
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -108,7 +110,7 @@ func AppendDelta(b []byte, d *algorithms.Delta, v Values) ([]byte, error) {
 					continue
 				}
 			}
-			idxBytes += uvarintLen(uint64(lo + i - prev - 1))
+			idxBytes += wire.UvarintLen(uint64(lo + i - prev - 1))
 			prev = lo + i
 			n++
 		}
@@ -118,7 +120,7 @@ func AppendDelta(b []byte, d *algorithms.Delta, v Values) ([]byte, error) {
 		return b, err
 	}
 	dim := d.Len()
-	explicit := uvarintLen(uint64(n)) + idxBytes + n*width
+	explicit := wire.UvarintLen(uint64(n)) + idxBytes + n*width
 	dense := dim*width < explicit
 	b = slices.Grow(b, 16+min(explicit, dim*width))
 
@@ -218,7 +220,7 @@ func appendQSGDDelta(b []byte, dim, block, count int, idx []int32, q *Quantized)
 	for k, l := range q.L {
 		if l != 0 {
 			i := at(k)
-			idxBytes += uvarintLen(uint64(i - prev - 1))
+			idxBytes += wire.UvarintLen(uint64(i - prev - 1))
 			prev = i
 			n++
 		}
@@ -226,7 +228,7 @@ func appendQSGDDelta(b []byte, dim, block, count int, idx []int32, q *Quantized)
 	width := uint(q.Bits())
 	explicitVals, _ := packedLen(n, width)
 	denseVals, _ := packedLen(dim, width)
-	dense := denseVals < uvarintLen(uint64(n))+idxBytes+explicitVals
+	dense := denseVals < wire.UvarintLen(uint64(n))+idxBytes+explicitVals
 
 	b = appendDeltaHeader(b, kindQSGD, dense, dim, block, count)
 	if !dense {
@@ -341,27 +343,27 @@ func parseDelta(b []byte, l algorithms.Layout) (*wireDelta, error) {
 	if err := checkLayout(l); err != nil {
 		return nil, err
 	}
-	r := reader{b: b}
-	magic, err := r.byte1("format byte")
+	r := wire.Reader{B: b, Prefix: "filter: decode", Malformed: ErrMalformed}
+	magic, err := r.Byte("format byte")
 	if err != nil {
 		return nil, err
 	}
 	if magic != deltaMagic {
-		return nil, r.fail("format byte 0x%02x, want 0x%02x ('D')", magic, deltaMagic)
+		return nil, r.Fail("format byte 0x%02x, want 0x%02x ('D')", magic, deltaMagic)
 	}
-	kb, err := r.byte1("value kind")
+	kb, err := r.Byte("value kind")
 	if err != nil {
 		return nil, err
 	}
 	dense, kind := kb&kindDense != 0, kb&^kindDense
 	if kind != kindF64 && kind != kindF32 && kind != kindQSGD {
-		return nil, r.fail("unknown value kind 0x%02x at byte 1", kb)
+		return nil, r.Fail("unknown value kind 0x%02x at byte 1", kb)
 	}
-	dim, err := r.count("dim", math.MaxInt32)
+	dim, err := r.Count("dim", math.MaxInt32)
 	if err != nil {
 		return nil, err
 	}
-	block, err := r.count("block", math.MaxInt32)
+	block, err := r.Count("block", math.MaxInt32)
 	if err != nil {
 		return nil, err
 	}
@@ -369,7 +371,7 @@ func parseDelta(b []byte, l algorithms.Layout) (*wireDelta, error) {
 		return nil, fmt.Errorf("filter: decode: delta dim %d block %d, want dim %d block %d: %w",
 			dim, block, l.Delta, l.Block, algorithms.ErrLayout)
 	}
-	count, err := r.count("count", math.MaxInt)
+	count, err := r.Count("count", math.MaxInt)
 	if err != nil {
 		return nil, err
 	}
@@ -377,23 +379,23 @@ func parseDelta(b []byte, l algorithms.Layout) (*wireDelta, error) {
 	n := dim
 	var idx []int32
 	if !dense {
-		at := r.off
-		if n, err = r.count("pair count", uint64(dim)); err != nil {
+		at := r.Off
+		if n, err = r.Count("pair count", uint64(dim)); err != nil {
 			return nil, err
 		}
-		if n > r.rest() { // every index takes at least one byte
-			return nil, r.fail("pair count %d at byte %d exceeds the %d bytes left", n, at, r.rest())
+		if n > r.Rest() { // every index takes at least one byte
+			return nil, r.Fail("pair count %d at byte %d exceeds the %d bytes left", n, at, r.Rest())
 		}
 		idx = make([]int32, n)
 		prev := -1
 		for k := range idx {
-			at := r.off
-			gap, err := r.uvarint("index")
+			at := r.Off
+			gap, err := r.Uvarint("index")
 			if err != nil {
 				return nil, err
 			}
 			if gap >= uint64(dim-(prev+1)) {
-				return nil, r.fail("pair %d at byte %d: index %d+%d is out of range [0, %d)", k, at, prev+1, gap, dim)
+				return nil, r.Fail("pair %d at byte %d: index %d+%d is out of range [0, %d)", k, at, prev+1, gap, dim)
 			}
 			prev += 1 + int(gap)
 			idx[k] = int32(prev)
@@ -413,57 +415,57 @@ func parseDelta(b []byte, l algorithms.Layout) (*wireDelta, error) {
 		if kind == kindF32 {
 			width = 4
 		}
-		if n > r.rest()/width {
-			return nil, r.fail("truncated at byte %d reading %d values of %d bytes, have %d bytes", r.off, n, width, r.rest())
+		if n > r.Rest()/width {
+			return nil, r.Fail("truncated at byte %d reading %d values of %d bytes, have %d bytes", r.Off, n, width, r.Rest())
 		}
 		m.vals = make([]float64, n)
 		for k := range n {
 			var v float64
 			if kind == kindF64 {
-				v, _ = r.float64le("value")
+				v, _ = r.Float64LE("value")
 			} else {
-				p, _ := r.take(4, "value")
+				p, _ := r.Take(4, "value")
 				v = float64(math.Float32frombits(binary.LittleEndian.Uint32(p)))
 			}
 			if !finite(v) {
-				return nil, r.fail("value %d (index %d) is %v", k, index(k), v)
+				return nil, r.Fail("value %d (index %d) is %v", k, index(k), v)
 			}
 			if !dense && v == 0 {
-				return nil, r.fail("pair %d (index %d) has value 0; zeros are not sent", k, index(k))
+				return nil, r.Fail("pair %d (index %d) has value 0; zeros are not sent", k, index(k))
 			}
 			m.vals[k] = v
 		}
 	case kindQSGD:
-		nb, err := r.byte1("QSGD norm")
+		nb, err := r.Byte("QSGD norm")
 		if err != nil {
 			return nil, err
 		}
 		if Norm(nb) != LInf && Norm(nb) != L2 {
-			return nil, r.fail("unknown QSGD norm %d at byte %d", nb, r.off-1)
+			return nil, r.Fail("unknown QSGD norm %d at byte %d", nb, r.Off-1)
 		}
-		at := r.off
-		s, err := r.count("QSGD levels", MaxLevels)
+		at := r.Off
+		s, err := r.Count("QSGD levels", MaxLevels)
 		if err != nil {
 			return nil, err
 		}
 		if s < 1 {
-			return nil, r.fail("QSGD levels 0 at byte %d, want ≥ 1", at)
+			return nil, r.Fail("QSGD levels 0 at byte %d, want ≥ 1", at)
 		}
-		at = r.off
-		scale, err := r.float64le("QSGD scale")
+		at = r.Off
+		scale, err := r.Float64LE("QSGD scale")
 		if err != nil {
 			return nil, err
 		}
 		if !finite(scale) || scale < 0 || math.Signbit(scale) {
-			return nil, r.fail("QSGD scale %v at byte %d, want finite ≥ 0", scale, at)
+			return nil, r.Fail("QSGD scale %v at byte %d, want finite ≥ 0", scale, at)
 		}
 		q := Quantized{Norm: Norm(nb), Levels: s, Scale: scale}
 		q.L, err = readLevels(&r, n, s, func(k int, lv int32) error {
 			if !dense && lv == 0 {
-				return r.fail("pair %d (index %d) has level 0; zeros are not sent", k, index(k))
+				return r.Fail("pair %d (index %d) has level 0; zeros are not sent", k, index(k))
 			}
 			if lv != 0 && scale == 0 {
-				return r.fail("pair %d (index %d) has level %d under a zero scale", k, index(k), lv)
+				return r.Fail("pair %d (index %d) has level %d under a zero scale", k, index(k), lv)
 			}
 			return nil
 		})
@@ -472,7 +474,7 @@ func parseDelta(b []byte, l algorithms.Layout) (*wireDelta, error) {
 		}
 		m.vals = q.Decode(nil)
 	}
-	if err := r.end(); err != nil {
+	if err := r.End(); err != nil {
 		return nil, err
 	}
 	return m, nil

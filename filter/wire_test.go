@@ -1,6 +1,8 @@
 package filter
 
 import (
+	"github.com/syncmodels/syncmodels/internal/wire"
+
 	"bytes"
 	"errors"
 	"fmt"
@@ -153,7 +155,7 @@ func TestAppendDeltaChoosesShorterForm(t *testing.T) {
 			n, gaps, prev := 0, 0, -1
 			for i := range d.Vec {
 				if d.Vec[i] = dyadic(rng, pZero); d.Vec[i] != 0 {
-					gaps += uvarintLen(uint64(i - prev - 1))
+					gaps += wire.UvarintLen(uint64(i - prev - 1))
 					prev = i
 					n++
 				}
@@ -163,7 +165,7 @@ func TestAppendDeltaChoosesShorterForm(t *testing.T) {
 				width = 4
 			}
 			header := 2 + 2 + 1 + 1 // magic, kind, dim 1000, block 0, count 0
-			explicit := header + uvarintLen(uint64(n)) + gaps + n*width
+			explicit := header + wire.UvarintLen(uint64(n)) + gaps + n*width
 			denseLen := header + 1000*width
 			b, err := AppendDelta(nil, d, v)
 			if err != nil {

@@ -1,11 +1,12 @@
 package transport
 
 import (
+	"github.com/syncmodels/syncmodels/internal/wire"
+
 	"encoding/binary"
 	"fmt"
 	"iter"
 	"math"
-	"math/bits"
 	"slices"
 	"unicode/utf8"
 
@@ -404,7 +405,7 @@ func spans(d *algorithms.Delta) iter.Seq2[int, int] {
 
 // uvarintLen is the length of v as encoding/binary.AppendUvarint writes it:
 // 7 bits a byte.
-func uvarintLen(v uint64) int { return (bits.Len64(v|1) + 6) / 7 }
+func uvarintLen(v uint64) int { return wire.UvarintLen(v) }
 
 // varintLen is the length of a zig-zag signed varint.
 func varintLen(v int64) int { return uvarintLen(uint64(v<<1) ^ uint64(v>>63)) }
