@@ -90,10 +90,9 @@ type sim struct {
 	bytes int64
 	msgs  int64
 	// waitFrom[w] is when worker w last committed.
-	waitFrom  []time.Duration
-	computing []bool
-	runs      []simRun
-	timer     time.Duration // the model's pending timer, -1 if none
+	waitFrom []time.Duration
+	runs     []simRun
+	timer    time.Duration // the model's pending timer, -1 if none
 	// lastV is the version the tuning last saw; later holds effects of
 	// the tuning's events, delivered after the round's releases.
 	lastV consistency.Version
@@ -172,7 +171,7 @@ func (s *sim) transmit(link *time.Duration, t time.Duration, size int, w consist
 }
 
 func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, error) {
-	s := &sim{e: e, st: st, waitFrom: make([]time.Duration, len(st.shards)), computing: make([]bool, len(st.shards)),
+	s := &sim{e: e, st: st, waitFrom: make([]time.Duration, len(st.shards)),
 		runs: make([]simRun, len(st.shards)), timer: -1,
 		sentAt: make([]time.Duration, len(st.shards)), timers: make([]time.Duration, len(st.shards)),
 		obs: make([]interval.Observation, len(st.shards)), gone: make([]bool, len(st.shards))}
@@ -280,10 +279,9 @@ func (s *sim) scaleIn(t time.Duration) error {
 	s.gone[w] = true
 	sh := s.st.shards[w]
 	sh.stats.Evicted, sh.stats.Left = true, t
-	if !s.computing[w] {
+	if !s.runs[w].active {
 		sh.stats.Wait += t - s.waitFrom[w]
 	}
-	s.computing[w] = false
 	s.runs[w].active = false
 	s.later = append(s.later, effs...)
 	return nil
@@ -381,10 +379,9 @@ func (s *sim) interrupt(ev *simEvent) {
 func (s *sim) start(ev *simEvent) {
 	sh := s.st.shards[ev.w]
 	s.st.coord.read(s.now, ev.eff)
-	if !s.computing[ev.w] {
+	if !s.runs[ev.w].active {
 		sh.stats.Wait += s.now - s.waitFrom[ev.w]
 	}
-	s.computing[ev.w] = true
 	r := &s.runs[ev.w]
 	// A pause owed from an interrupted batch comes first.
 	*r = simRun{gen: r.gen + 1, start: s.now + sh.owed, k: sh.points(ev.eff.Budget), pace: s.e.pace(sh),
@@ -434,7 +431,6 @@ func (s *sim) done(ev *simEvent) {
 	sh.stats.Commits++
 	seq := sh.nextSeq
 	sh.nextSeq++
-	s.computing[ev.w] = false
 	s.waitFrom[ev.w] = s.now
 	arrive := s.transmit(&s.in, s.now, commitSize(ev.w, s.e.Seed, seq, r.clock, r.ver, d), ev.w)
 	s.push(&simEvent{t: arrive, kind: simCommit, w: ev.w, delta: d, seqNo: seq, clock: r.clock, ver: r.ver})
@@ -449,7 +445,7 @@ func (s *sim) end() (*Result, error) {
 	}
 	c.snapshot(s.now)
 	for i, sh := range s.st.shards {
-		if !s.computing[i] && !s.gone[i] {
+		if !s.runs[i].active && !s.gone[i] {
 			sh.stats.Wait += s.now - s.waitFrom[i]
 		}
 	}
