@@ -2,6 +2,7 @@ package consistency
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -9,7 +10,7 @@ import (
 // Violation is one broken guarantee, at the record that revealed it.
 type Violation struct {
 	Record int    // index into Trace.Records; len(Records) for end-of-trace checks
-	Rule   string // "ledger", "bsp", "ssp", "quorum"
+	Rule   string // "ledger", "bsp", "ssp", "quorum", "isp"
 	Detail string
 }
 
@@ -54,7 +55,10 @@ func (e *CheckError) Error() string {
 // worker that read v and is still a member contributed (the final flush
 // excepted). SSP(s): a worker reading for clock c sees every other member's
 // commits of clocks ≤ c − s − 1. Quorum: every apply but the final flush
-// merges at least Need(members) deltas.
+// merges at least Need(members) deltas. ISP: BSP's rules on what was sent,
+// and every RecHeld keeps the replica-divergence bound: a held entry i
+// after step t satisfies |acc_i| ≤ v_t·|w_i|, v_t = v/√(t+1) (MLLess
+// §4.1).
 func Check(t *Trace) error {
 	c := newChecker(t)
 	for i, r := range t.Records {
@@ -70,16 +74,19 @@ func Check(t *Trace) error {
 }
 
 type wtrack struct {
-	member   bool
-	readV    Version
-	readC    uint64
-	reading  bool // a read not yet followed by its commit
-	lastSeq  uint64
-	first    uint64    // first clock read since joining
-	started  bool      // first is set
-	applied  []Version // applied[i]: version that applied clock first+i (0: not yet)
-	frontier int       // clocks first..first+frontier-1 are all applied
-	pmax     []Version // pmax[i]: max of applied[0..i], for i < frontier
+	member  bool
+	readV   Version
+	readC   uint64
+	reading bool // a read not yet followed by its commit
+	lastSeq uint64
+	// committedC is the clock of the worker's latest commit, if committed.
+	committedC uint64
+	committed  bool
+	first      uint64    // first clock read since joining
+	started    bool      // first is set
+	applied    []Version // applied[i]: version that applied clock first+i (0: not yet)
+	frontier   int       // clocks first..first+frontier-1 are all applied
+	pmax       []Version // pmax[i]: max of applied[0..i], for i < frontier
 }
 
 type commitInfo struct {
@@ -169,6 +176,8 @@ func (c *checker) step(r Record) {
 		if r.Version > c.version {
 			c.fail("ledger", "rollback to version %d; only %d exist", r.Version, c.version)
 		}
+	case RecHeld:
+		c.held(r)
 	default:
 		c.fail("ledger", "unknown record kind %d", r.Kind)
 	}
@@ -247,6 +256,7 @@ func (c *checker) commit(r Record) {
 	}
 	t.reading = false
 	t.lastSeq = r.Seq
+	t.committed, t.committedC = true, r.Clock
 	delete(c.readers[t.readV], r.Worker)
 	c.commits[id] = &commitInfo{version: r.Version, clock: r.Clock}
 }
@@ -271,13 +281,13 @@ func (c *checker) apply(r Record) {
 			continue
 		}
 		ci.applied = true
-		if (c.spec.Kind == BSP || c.spec.Kind == FSP) && ci.version != prev {
+		if (c.spec.Kind == BSP || c.spec.Kind == FSP || c.spec.Kind == ISP) && ci.version != prev {
 			c.fail("bsp", "apply of version %d merges %v computed on version %d, not %d", r.Version, id, ci.version, prev)
 		}
 		c.markApplied(id.Worker, ci.clock, r.Version)
 	}
 	switch c.spec.Kind {
-	case BSP, FSP:
+	case BSP, FSP, ISP:
 		if !r.Final {
 			for _, w := range c.ids {
 				if c.readers[prev][w] {
@@ -292,6 +302,42 @@ func (c *checker) apply(r Record) {
 		}
 	}
 }
+
+// held verifies ISP's replica-divergence bound (MLLess §4.1, the bound
+// |δ_i| ≤ v_t·|x_i| of Theorem 1's proof) on a worker's held updates right
+// after its step r.Clock: the checked held entry nearest its bound must
+// satisfy it. The threshold is computed exactly as the filter computes it
+// (filter.Significance), so the comparison agrees to the bit.
+func (c *checker) held(r Record) {
+	t := c.worker(r.Worker, "held record")
+	switch {
+	case t == nil:
+		return
+	case c.spec.Kind != ISP:
+		c.fail("isp", "held record of worker %d in a %v trace", r.Worker, c.spec)
+		return
+	case r.Held == nil:
+		c.fail("isp", "held record of worker %d without its contents", r.Worker)
+		return
+	case !t.committed || t.committedC != r.Clock:
+		c.fail("isp", "held record of worker %d for step %d, which is not the step it last committed", r.Worker, r.Clock)
+		return
+	}
+	h := r.Held
+	if h.Worst < 0 {
+		return
+	}
+	vt := ISPThreshold(c.spec.Threshold, r.Clock)
+	if !(math.Abs(h.Acc) <= vt*math.Abs(h.Replica)) {
+		c.fail("isp", "worker %d holds back entry %d after step %d: |acc| = %g > v_t·|w| = %g·%g (v = %g)",
+			r.Worker, h.Worst, r.Clock, math.Abs(h.Acc), vt, math.Abs(h.Replica), c.spec.Threshold)
+	}
+}
+
+// ISPThreshold returns the significance threshold of the 0-based step t,
+// v_t = v/√(t+1): MLLess §4.1's v/√t with 1-based steps, so the first
+// step's threshold is v. It is the formula package filter uses.
+func ISPThreshold(v float64, t uint64) float64 { return v / math.Sqrt(float64(t)+1) }
 
 func (c *checker) markApplied(w WorkerID, clock uint64, v Version) {
 	t := c.ws[w]

@@ -11,7 +11,7 @@ import (
 	"github.com/syncmodels/syncmodels/consistency"
 )
 
-var specs = []string{"bsp", "bsp:full", "ssp:0", "ssp:1", "ssp:3", "asp", "quorum:1", "quorum:3", "quorum:0.75", "quorum:1.0", "fsp", "fsp:10ms", "fsp:5ms:semi"}
+var specs = []string{"bsp", "bsp:full", "ssp:0", "ssp:1", "ssp:3", "asp", "quorum:1", "quorum:3", "quorum:0.75", "quorum:1.0", "fsp", "fsp:10ms", "fsp:5ms:semi", "isp:0", "isp:0.7"}
 
 func workers(n int) []consistency.WorkerID {
 	ws := make([]consistency.WorkerID, n)
@@ -196,14 +196,15 @@ func TestCheckNeedsStop(t *testing.T) {
 func TestParse(t *testing.T) {
 	good := map[string]string{"bsp": "bsp", "BSP:full": "bsp:full", " ssp:3 ": "ssp:3", "asp": "asp",
 		"quorum:0.9": "quorum:0.9", "quorum:12": "quorum:12", "ssp:0": "ssp:0", "quorum:1.0": "quorum:1.0",
-		"fsp": "fsp", "fsp:100ms": "fsp:100ms", "FSP:1.5s": "fsp:1.5s", "fsp:semi": "fsp:semi", "fsp:20ms:semi": "fsp:20ms:semi"}
+		"fsp": "fsp", "fsp:100ms": "fsp:100ms", "FSP:1.5s": "fsp:1.5s", "fsp:semi": "fsp:semi", "fsp:20ms:semi": "fsp:20ms:semi",
+		"isp": "isp:0.7", "ISP:0.25": "isp:0.25", "isp:0": "isp:0", "isp:1e-3": "isp:0.001"}
 	for in, want := range good {
 		s, err := consistency.Parse(in)
 		if err != nil || s.String() != want {
 			t.Errorf("Parse(%q) = %v, %v; want %s", in, s, err, want)
 		}
 	}
-	for _, in := range []string{"", "bsp:2", "ssp", "ssp:-1", "ssp:x", "asp:1", "quorum", "quorum:0", "quorum:1.5", "quorum:-0.5", "fsp:0s", "fsp:-1ms", "fsp:x", "fsp:semi:20ms", "fsp:20mssemi", "ksp"} {
+	for _, in := range []string{"", "bsp:2", "ssp", "ssp:-1", "ssp:x", "asp:1", "quorum", "quorum:0", "quorum:1.5", "quorum:-0.5", "fsp:0s", "fsp:-1ms", "fsp:x", "fsp:semi:20ms", "fsp:20mssemi", "ksp", "isp:-0.1", "isp:x", "isp:inf", "isp:NaN", "isp:"} {
 		if s, err := consistency.Parse(in); !errors.Is(err, consistency.ErrConfig) {
 			t.Errorf("Parse(%q) = %v, %v; want ErrConfig", in, s, err)
 		}

@@ -28,6 +28,11 @@
 //     slsML): once k commits are pending they are applied together and
 //     their workers released; a straggler's late commit folds into the next
 //     release — none is dropped.
+//   - ISP(v) ("isp:0.7", "isp" for v = 0.7; MLLess §4.1): BSP rounds
+//     whose workers commit their updates through a per-parameter
+//     significance filter (package filter) and hold back the rest, so
+//     replicas diverge by the held updates; v = 0 is BSP (Appendix A,
+//     Corollary 1).
 //
 // Membership is dynamic: a joiner takes part from the next round (BSP), at
 // the slowest clock (SSP) or at once (ASP, quorum); a leaver is no longer
@@ -39,7 +44,7 @@
 // The later models fit the same events and effects: FSP's time-triggered
 // barrier feeds on EvTick and EvProgress and will add an interrupt effect
 // (commit after the current point); ISP is BSP whose workers commit
-// partial deltas (the filter lives in the worker, package filter); DOLL's
+// filtered deltas (the filter lives in the worker); DOLL's
 // K-grouping counts EvBatchReady and commits towards K like Quorum.
 //
 // # Checkers
@@ -48,7 +53,10 @@
 // in order, every committed delta applied exactly once (none lost at the
 // stop), commits on the version and clock read, read-your-writes; BSP: one
 // version per round with every member; SSP: no read older than the bound;
-// Quorum: at least k deltas per release. Every runtime's tests run it, and
+// Quorum: at least k deltas per release; ISP: BSP's rules, and each
+// RecHeld record (what a worker holds back after a step) keeps the
+// divergence bound |acc_i| ≤ v_t·|w_i|, v_t = v/√(t+1). Every runtime's
+// tests run it, and
 // this package's tests show it catches a model that ignores its bound and
 // a driver that drops or duplicates a delta.
 package consistency

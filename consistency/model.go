@@ -3,6 +3,7 @@ package consistency
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -263,7 +264,19 @@ const (
 	// pass over its shard: the others are interrupted and commit after
 	// their current point.
 	FSP
+	// ISP: Insignificance-bounded Synchronous Parallel (MLLess §4.1). The
+	// rounds are BSP rounds; what each worker commits is its update
+	// filtered by a per-parameter significance filter (package filter):
+	// entry i is sent when |acc_i / w_i| > v_t, v_t = v/√(t+1) for the
+	// 0-based step t, and held back otherwise. Replicas diverge by the
+	// held updates, which Check bounds (RecHeld). Threshold v = 0 sends
+	// every update: ISP is BSP (MLLess Appendix A, Corollary 1).
+	ISP
 )
+
+// DefaultThreshold is ISP's significance threshold v when "isp" is given
+// without one: the v = 0.7 of MLLess's experiments (§6.3.1).
+const DefaultThreshold = 0.7
 
 // Spec is a model with its parameters. Parse reads the command-line form.
 type Spec struct {
@@ -285,6 +298,9 @@ type Spec struct {
 	// runtime) fires or its pass ends. The second phase — applying and
 	// releasing — stays with the coordinator.
 	Local bool
+	// Threshold (ISP) is the initial significance threshold v ≥ 0; the
+	// threshold of step t (0-based) is v/√(t+1) (MLLess §4.1). 0 is BSP.
+	Threshold float64
 	// needText is Need as written, for String.
 	needText string
 }
@@ -292,7 +308,8 @@ type Spec struct {
 // Parse reads a model spec: "bsp", "bsp:full", "ssp:S" (S ≥ 0), "asp",
 // "quorum:F" (0 < F < 1: a fraction of the members, rounded up),
 // "quorum:K" (K ≥ 1 members), "fsp" or "fsp:INTERVAL" (a Go duration such
-// as 100ms). Case is ignored.
+// as 100ms), "isp" (v = DefaultThreshold) or "isp:V" (V ≥ 0, finite).
+// Case is ignored.
 func Parse(s string) (Spec, error) {
 	name, arg, hasArg := strings.Cut(strings.ToLower(strings.TrimSpace(s)), ":")
 	bad := func(why string) (Spec, error) {
@@ -325,6 +342,15 @@ func Parse(s string) (Spec, error) {
 		}
 		spec.Interval = d
 		return spec, nil
+	case "isp":
+		if !hasArg {
+			return Spec{Kind: ISP, Threshold: DefaultThreshold}, nil
+		}
+		v, err := strconv.ParseFloat(arg, 64)
+		if err != nil || !(v >= 0) || math.IsInf(v, 0) {
+			return bad("want isp or isp:V with a finite significance threshold V ≥ 0 such as isp:0.7")
+		}
+		return Spec{Kind: ISP, Threshold: v}, nil
 	case "asp":
 		if hasArg {
 			return bad(`asp takes no parameter`)
@@ -352,7 +378,7 @@ func Parse(s string) (Spec, error) {
 		}
 		return Spec{Kind: Quorum, Need: barrier.Fraction(f), needText: arg}, nil
 	}
-	return bad("unknown model (want bsp, bsp:full, ssp:S, asp, quorum:F, quorum:K or fsp[:INTERVAL])")
+	return bad("unknown model (want bsp, bsp:full, ssp:S, asp, quorum:F, quorum:K, fsp[:INTERVAL] or isp[:V])")
 }
 
 // MustParse is Parse for specs known to be valid; it panics on error.
@@ -376,6 +402,8 @@ func (s Spec) String() string {
 		return "ssp:" + strconv.Itoa(s.Staleness)
 	case ASP:
 		return "asp"
+	case ISP:
+		return "isp:" + strconv.FormatFloat(s.Threshold, 'g', -1, 64)
 	case FSP:
 		out := "fsp"
 		if s.Interval != 0 {
@@ -421,6 +449,12 @@ func New(spec Spec, cfg Config) (Model, error) {
 		if spec.FullBatch {
 			b.budget = FullPass
 		}
+		return &bsp{base: b}, nil
+	case ISP:
+		if !(spec.Threshold >= 0) || math.IsInf(spec.Threshold, 0) {
+			return nil, fmt.Errorf("consistency: isp threshold %v, want finite ≥ 0: %w", spec.Threshold, ErrConfig)
+		}
+		// The rounds are BSP's; the filter lives in the workers.
 		return &bsp{base: b}, nil
 	case SSP:
 		if spec.Staleness < 0 {

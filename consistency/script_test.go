@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -34,6 +35,9 @@ var update = flag.Bool("update", false, "rewrite the expected outputs in testdat
 //	tick DURATION                  feed EvTick at that time
 //	interval DURATION              feed EvSetInterval
 //	join wN | leave wN
+//	held wN clock=C [i=I acc=A w=W] [entries=N mass=M]
+//	                               record (not feed) what ISP worker wN holds
+//	                               back after step C; without i, no checked entry
 //	members                        print the members and version
 //	check                          run Check on the trace so far
 //	trace                          print the trace
@@ -225,6 +229,27 @@ func exec(t *testing.T, dp **driver, cmd string) []string {
 		return lines(d.step(consistency.Event{Kind: consistency.EvJoin, Worker: worker()}))
 	case "leave":
 		return lines(d.step(consistency.Event{Kind: consistency.EvLeave, Worker: worker()}))
+	case "held":
+		h := consistency.Held{Worst: -1, Entries: 1}
+		fl := func(k string) float64 {
+			v, err := strconv.ParseFloat(args[k], 64)
+			if err != nil {
+				t.Fatalf("%q: bad %s=%q", cmd, k, args[k])
+			}
+			return v
+		}
+		if _, ok := args["i"]; ok {
+			h.Worst, h.Acc, h.Replica = num(args["i"]), fl("acc"), fl("w")
+			h.Mass = math.Abs(h.Acc)
+		}
+		if _, ok := args["entries"]; ok {
+			h.Entries = num(args["entries"])
+		}
+		if _, ok := args["mass"]; ok {
+			h.Mass = fl("mass")
+		}
+		d.record(consistency.Record{Kind: consistency.RecHeld, Worker: worker(), Clock: uint64(num(args["clock"])), Held: &h})
+		return []string{"recorded"}
 	case "members":
 		return []string{fmt.Sprintf("members %v version %d", d.m.Members(), d.m.Version())}
 	case "check":

@@ -29,9 +29,43 @@ const (
 	// and the workers to a checkpoint taken at version Version (an FSPV
 	// probe, FSP §3.3). Later reads still name the model's versions.
 	RecRollback
+	// RecHeld (ISP): right after its step Clock, Worker's significance
+	// filter holds back what Held describes. Check verifies the replica
+	// divergence bound on it.
+	RecHeld
 )
 
-var recordNames = [...]string{"?", "read", "commit", "apply", "join", "leave", "stop", "rollback"}
+var recordNames = [...]string{"?", "read", "commit", "apply", "join", "leave", "stop", "rollback", "held"}
+
+// Held describes the updates an ISP worker holds back right after one
+// step, as its significance filter's accumulator acc (the sum of the
+// worker's own updates not sent yet, MLLess §4.1) and its replica w.
+//
+// The step checked a set of entries (every entry for a dense layout, the
+// entries of the blocks its update touched for a sparse one). Every held
+// entry i among them must satisfy |acc_i| ≤ v_t·|w_i|, v_t = v/√(t+1),
+// the bound Theorem 1's proof uses; Worst is the checked held entry with
+// the largest excess |acc_i| − v_t·|w_i|, so the bound holds for all of
+// them iff it holds for Worst.
+type Held struct {
+	// Entries is the number of nonzero held entries (checked or not).
+	Entries int
+	// Mass is Σ|acc_i| over every held entry: the replica's divergence
+	// from the global state in the L1 norm.
+	Mass float64
+	// Worst is the index of the checked held entry nearest its bound, or
+	// −1 when the step checked no held entry. Acc and Replica are acc and
+	// w at that index.
+	Worst        int
+	Acc, Replica float64
+}
+
+func (h Held) String() string {
+	if h.Worst < 0 {
+		return fmt.Sprintf("entries=%d mass=%g", h.Entries, h.Mass)
+	}
+	return fmt.Sprintf("entries=%d mass=%g worst=%d acc=%g w=%g", h.Entries, h.Mass, h.Worst, h.Acc, h.Replica)
+}
 
 func (k RecordKind) String() string {
 	if int(k) < len(recordNames) {
@@ -52,6 +86,8 @@ type Record struct {
 	Points  int
 	Deltas  []DeltaID
 	Final   bool
+	// Held (RecHeld) is what the worker holds back after step Clock.
+	Held *Held
 }
 
 func (r Record) String() string {
@@ -67,6 +103,12 @@ func (r Record) String() string {
 		return fmt.Sprintf("%v %v w%d", r.At, r.Kind, r.Worker)
 	case RecRollback:
 		return fmt.Sprintf("%v rollback to the state of v=%d", r.At, r.Version)
+	case RecHeld:
+		var h Held
+		if r.Held != nil {
+			h = *r.Held
+		}
+		return fmt.Sprintf("%v held w%d clock=%d %v", r.At, r.Worker, r.Clock, h)
 	}
 	return fmt.Sprintf("%v %v", r.At, r.Kind)
 }

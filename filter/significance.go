@@ -64,6 +64,10 @@ type Significance struct {
 	acc  accum
 	step int
 	out  *algorithms.Delta
+	// checked lists the blocks the last Step checked (sparse layouts);
+	// stepped says a Step has run.
+	checked []int32
+	stepped bool
 }
 
 var _ Filter = (*Significance)(nil)
@@ -116,10 +120,13 @@ func (f *Significance) Step(local *algorithms.Delta, replica []float64) (*algori
 		out.Count = local.Count
 		f.stepSpan(out.Vec, local.Vec, replica, 0, l.Delta, vt)
 		f.step++
+		f.stepped = true
 		return out, nil
 	}
 	out.Reset()
 	out.Count = local.Count
+	f.checked = append(f.checked[:0], local.Blocks()...)
+	f.stepped = true
 	for _, b := range local.Blocks() {
 		lo, hi := f.acc.span(b)
 		sent, held := f.stepSpan(out.Vec, local.Vec, replica, lo, hi, vt)
@@ -205,6 +212,46 @@ func (f *Significance) stepSpan(out, local, w []float64, lo, hi int, vt float64)
 		held = held || a != 0
 	}
 	return sent, held
+}
+
+// Worst returns, among the entries the last Step checked (every entry for
+// a dense layout, the entries of its local delta's live blocks for a
+// sparse one), the held entry with the largest excess |acc_i| − v_t·|w_i|
+// over that step's threshold v_t, with its accumulated value and its
+// replica value w_i; ok is false when that step left no checked entry
+// held, or no Step has run. replica must be the one passed to that Step.
+// Right after a Step every checked held entry satisfies |acc_i| ≤
+// v_t·|w_i| (MLLess §4.1, the bound of Theorem 1's proof), so a
+// divergence checker (consistency.Held) verifies the bound on this entry
+// alone.
+func (f *Significance) Worst(replica []float64) (i int, acc, w float64, ok bool) {
+	if !f.stepped || len(replica) != f.cfg.Layout.Delta {
+		return -1, 0, 0, false
+	}
+	vt := threshold(f.cfg.V, f.step-1)
+	best := math.Inf(-1)
+	i = -1
+	scan := func(lo, hi int) {
+		for k, a := range f.acc.acc[lo:hi] {
+			if a == 0 {
+				continue
+			}
+			if x := math.Abs(a) - vt*math.Abs(replica[lo+k]); x > best || i < 0 {
+				best, i = x, lo+k
+			}
+		}
+	}
+	if !f.acc.sparse() {
+		scan(0, len(f.acc.acc))
+	} else {
+		for _, b := range f.checked {
+			scan(f.acc.span(b))
+		}
+	}
+	if i < 0 {
+		return -1, 0, 0, false
+	}
+	return i, f.acc.acc[i], replica[i], true
 }
 
 // Flush returns everything held with Count 0 and empties the accumulator.

@@ -359,3 +359,47 @@ func TestSignificanceFloat32Range(t *testing.T) {
 		t.Errorf("Float32 send %v held %v; want 1 sent and 2^-40 held", send.Vec[0], heldVec(f)[0])
 	}
 }
+
+// Worst names the checked held entry nearest its bound, over the last
+// step's threshold: hand-computed cases, dense and sparse.
+func TestSignificanceWorst(t *testing.T) {
+	f := mustSignificance(t, SignificanceConfig{Layout: algorithms.Layout{Params: 4, Delta: 4}, V: 0.5})
+	if _, _, _, ok := f.Worst(make([]float64, 4)); ok {
+		t.Fatal("Worst before any Step: ok")
+	}
+	// Step 0, v_0 = 0.5: entry 0 (0.1 vs 0.5·1) and entry 2 (−0.4 vs
+	// 0.5·1) are held, entry 1 (2 vs 0.5·1) and entry 3 (0/0) are not.
+	w := []float64{1, 1, 1, 0}
+	if _, err := f.Step(dense(1, 0.1, 2, -0.4, 0), w); err != nil {
+		t.Fatal(err)
+	}
+	i, acc, wi, ok := f.Worst(w)
+	if !ok || i != 2 || acc != -0.4 || wi != 1 {
+		t.Fatalf("Worst = %d, %g, %g, %v; want entry 2, -0.4, 1", i, acc, wi, ok)
+	}
+	// Step 1, v_1 = 0.5/√2 ≈ 0.354: entry 2 (−0.4) is sent, entry 0 holds
+	// 0.2 ≤ 0.354.
+	if _, err := f.Step(dense(1, 0.1, 0, 0, 0), w); err != nil {
+		t.Fatal(err)
+	}
+	if i, acc, _, ok := f.Worst(w); !ok || i != 0 || acc != 0.2 {
+		t.Fatalf("Worst = %d, %g, %v; want entry 0, 0.2", i, acc, ok)
+	}
+	// Sparse: only the blocks of the last step are checked.
+	s := mustSignificance(t, SignificanceConfig{Layout: algorithms.Layout{Params: 4, Delta: 4, Block: 2}, V: 1})
+	d := algorithms.NewDelta(s.Layout())
+	d.Count, d.Vec[3] = 1, 0.5
+	d.Touch(1)
+	if _, err := s.Step(d, []float64{1, 1, 1, 1}); err != nil {
+		t.Fatal(err)
+	}
+	d.Reset()
+	d.Count, d.Vec[0] = 1, 0.25
+	d.Touch(0)
+	if _, err := s.Step(d, []float64{1, 1, 1, 1}); err != nil {
+		t.Fatal(err)
+	}
+	if i, acc, _, ok := s.Worst([]float64{1, 1, 1, 1}); !ok || i != 0 || acc != 0.25 {
+		t.Fatalf("sparse Worst = %d, %g, %v; want entry 0 (block 1 was not checked)", i, acc, ok)
+	}
+}

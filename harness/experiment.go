@@ -247,6 +247,8 @@ func (e *Experiment) validate() error {
 		return fmt.Errorf("harness: semi-centralized FSP (%v) runs on the virtual clock only: the release message has no local-timer field yet: %w", e.Sync, ErrConfig)
 	case e.ScaleIn != nil && (e.Clock != Virtual || (e.Sync.Kind != consistency.BSP && e.Sync.Kind != consistency.FSP) || !e.Algorithm.Minimize()):
 		return fmt.Errorf("harness: the scale-in tuner needs the virtual clock, BSP or FSP and a minimized objective (got %v, %v): %w", e.Clock, e.Sync, ErrConfig)
+	case e.Sync.Kind == consistency.ISP:
+		return fmt.Errorf("harness: %v: ISP is not in the runtimes yet: %w", e.Sync, ErrConfig)
 	case e.ControlSample < 0:
 		return fmt.Errorf("harness: control sample %d < 0: %w", e.ControlSample, ErrConfig)
 	case e.HasTarget && math.IsNaN(e.Target):
