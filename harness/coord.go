@@ -30,6 +30,11 @@ type coordinator struct {
 	points int64 // points in applied deltas
 	// applied counts the entries merged by the last apply, for its cost.
 	applied int
+	// ISP: held[id] is what the worker of commit id holds back after the
+	// step (recorded right after the commit), and flush collects leaving
+	// workers' held updates until the next apply merges them.
+	held  map[consistency.DeltaID]*consistency.Held
+	flush *algorithms.Delta
 }
 
 type snapshot struct {
@@ -53,6 +58,7 @@ func newCoordinator(e *Experiment, theta0 []float64, workers []consistency.Worke
 		alg: e.Algorithm, layout: l, model: model, srv: srv,
 		trace:  &consistency.Trace{Spec: e.Sync, Workers: slices.Clone(workers)},
 		deltas: map[consistency.DeltaID]*algorithms.Delta{},
+		held:   map[consistency.DeltaID]*consistency.Held{},
 		merged: algorithms.NewDelta(l),
 		params: slices.Clone(srv.Params()),
 	}, nil
@@ -95,6 +101,14 @@ func (c *coordinator) step(now time.Duration, ev consistency.Event) ([]consisten
 		}
 	}
 	if ev.Kind == consistency.EvStop {
+		if c.flush != nil {
+			// No round was left to carry a leaver's flush: add it now.
+			if err := c.srv.Apply(c.flush); err != nil {
+				return nil, fmt.Errorf("harness: flush at the stop: %w", err)
+			}
+			c.flush = nil
+			c.params = slices.Clone(c.srv.Params())
+		}
 		c.trace.Add(consistency.Record{At: now, Kind: consistency.RecStop})
 	}
 	return out, nil
@@ -112,13 +126,18 @@ func (c *coordinator) commit(now time.Duration, w consistency.WorkerID, seq, clo
 		return nil, fmt.Errorf("harness: worker %d commit %d is already held: %w", w, seq, consistency.ErrDuplicate)
 	}
 	c.deltas[id] = d
+	n := len(c.trace.Records)
 	c.trace.Add(consistency.Record{At: now, Kind: consistency.RecCommit, Worker: w, Seq: seq, Clock: clock, Version: v, Points: d.Count})
+	if h := c.held[id]; h != nil {
+		c.trace.Add(consistency.Record{At: now, Kind: consistency.RecHeld, Worker: w, Clock: clock, Held: h})
+	}
 	effs, err := c.step(now, consistency.Event{Kind: consistency.EvCommit, Worker: w, Seq: seq, Version: v, Points: d.Count})
 	if err != nil {
 		delete(c.deltas, id)
-		c.trace.Records = c.trace.Records[:len(c.trace.Records)-1]
+		c.trace.Records = c.trace.Records[:n]
 		return nil, err
 	}
+	delete(c.held, id)
 	return effs, nil
 }
 
@@ -134,6 +153,14 @@ func (c *coordinator) apply(now time.Duration, e consistency.Effect) error {
 			return fmt.Errorf("harness: apply of version %d: %w", e.Version, err)
 		}
 	}
+	if c.flush != nil {
+		// ISP: leaving workers' held updates ride on this apply.
+		c.applied += c.flush.Live()
+		if err := c.merged.Merge(c.flush); err != nil {
+			return fmt.Errorf("harness: apply of version %d: %w", e.Version, err)
+		}
+		c.flush = nil
+	}
 	if err := c.srv.Apply(c.merged); err != nil {
 		return fmt.Errorf("harness: apply of version %d (%v): %w", e.Version, e.Deltas, err)
 	}
@@ -146,6 +173,15 @@ func (c *coordinator) apply(now time.Duration, e consistency.Effect) error {
 	c.applied += len(c.params)
 	c.trace.Add(consistency.Record{At: now, Kind: consistency.RecApply, Version: e.Version, Deltas: e.Deltas, Final: e.Final})
 	return nil
+}
+
+// addFlush keeps a leaving worker's flushed updates for the next apply.
+func (c *coordinator) addFlush(fl *algorithms.Delta) error {
+	if c.flush == nil {
+		c.flush = fl
+		return nil
+	}
+	return c.flush.Merge(fl)
 }
 
 // read records that worker w started computing the release e.

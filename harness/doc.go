@@ -16,6 +16,11 @@
 //     exchange messages over a transport.Transport (in-process by
 //     default), with real compute and real sleeps for stragglers.
 //
+// ISP (isp:v, MLLess §4.1) runs on the virtual clock in MLLess's
+// parameter-space design: each worker keeps a replica and a local
+// optimizer, filters its parameter changes with filter.Significance, and
+// the coordinator adds the sent changes (see isp.go and docs/runtimes.md).
+//
 // Every run records a consistency.Trace and Run returns an error if
 // consistency.Check finds the model's guarantee broken. The objective is
 // sampled every EvalEvery (snapshots of θ) and evaluated after the run,

@@ -144,8 +144,11 @@ type Experiment struct {
 	// round it sees the time and the loss (on the control sample) and may
 	// evict a worker, which then leaves the run; its data is not
 	// redistributed (as in MLLess). Replicas are identical under BSP and
-	// FSP, so the evicted worker is the highest ID (scalein's tie rule).
-	// Virtual clock, BSP or FSP, and a positive minimized objective only.
+	// FSP, so the evicted worker is the highest ID (scalein's tie rule);
+	// under ISP each worker reports its replica's loss on the control
+	// sample and the worst replica is evicted, its held updates flushed
+	// into the global state. Virtual clock, BSP, FSP or ISP, and a
+	// positive minimized objective only.
 	ScaleIn *scalein.Tuner
 	// Stop holds convergence criteria besides Duration (FSP §5.3).
 	Stop Stop
@@ -245,10 +248,10 @@ func (e *Experiment) validate() error {
 		return e.Stop.validate(e)
 	case e.Clock == Real && e.Sync.Kind == consistency.FSP && e.Sync.Local:
 		return fmt.Errorf("harness: semi-centralized FSP (%v) runs on the virtual clock only: the release message has no local-timer field yet: %w", e.Sync, ErrConfig)
-	case e.ScaleIn != nil && (e.Clock != Virtual || (e.Sync.Kind != consistency.BSP && e.Sync.Kind != consistency.FSP) || !e.Algorithm.Minimize()):
-		return fmt.Errorf("harness: the scale-in tuner needs the virtual clock, BSP or FSP and a minimized objective (got %v, %v): %w", e.Clock, e.Sync, ErrConfig)
-	case e.Sync.Kind == consistency.ISP:
-		return fmt.Errorf("harness: %v: ISP is not in the runtimes yet: %w", e.Sync, ErrConfig)
+	case e.ScaleIn != nil && (e.Clock != Virtual || (e.Sync.Kind != consistency.BSP && e.Sync.Kind != consistency.FSP && e.Sync.Kind != consistency.ISP) || !e.Algorithm.Minimize()):
+		return fmt.Errorf("harness: the scale-in tuner needs the virtual clock, BSP, FSP or ISP and a minimized objective (got %v, %v): %w", e.Clock, e.Sync, ErrConfig)
+	case e.Sync.Kind == consistency.ISP && e.Clock != Virtual:
+		return fmt.Errorf("harness: %v runs on the virtual clock only: the goroutine runtime's workers have no replica, local optimizer or filter yet: %w", e.Sync, ErrConfig)
 	case e.ControlSample < 0:
 		return fmt.Errorf("harness: control sample %d < 0: %w", e.ControlSample, ErrConfig)
 	case e.HasTarget && math.IsNaN(e.Target):
@@ -322,9 +325,16 @@ type Result struct {
 	// WaitFraction is the share of worker time spent waiting between a
 	// commit and the next release.
 	WaitFraction float64
-	// BytesSent counts both directions, as encoded for the wire.
+	// BytesSent counts both directions, as encoded for the wire. Under
+	// ISP a commit carries only the significant entries
+	// (filter.AppendDelta's sparse encoding), so the filter's saving shows.
 	BytesSent int64
 	Messages  int64
+	// Held (ISP) is the L1 mass of the updates the remaining workers
+	// still hold back at the end: in their replicas, not in Theta.
+	// Flushed is the L1 mass that evicted workers flushed into the global
+	// state when they left (§4.2).
+	Held, Flushed float64
 	// Evictions lists the scale-in tuner's evictions.
 	Evictions []scalein.Eviction
 	// StoppedBy says what ended the run: "duration", "max-iterations",

@@ -56,6 +56,7 @@ type setupState struct {
 	tune   *tuning
 	sample *sampler
 	stop   *stopper
+	isp    *ispState
 }
 
 func setup(e *Experiment) (*setupState, error) {
@@ -95,6 +96,11 @@ func setup(e *Experiment) (*setupState, error) {
 	st.coord, err = newCoordinator(e, theta0, st.ids)
 	if err != nil {
 		return nil, err
+	}
+	if e.Sync.Kind == consistency.ISP {
+		if st.isp, err = newISP(e, st); err != nil {
+			return nil, err
+		}
 	}
 	if e.Tuner != nil || e.Stop.active() || e.ScaleIn != nil {
 		if st.sample, err = newSampler(e); err != nil {

@@ -210,7 +210,9 @@ func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, erro
 		case simRelease:
 			s.start(ev)
 		case simDone:
-			s.done(ev)
+			if err := s.done(ev); err != nil {
+				return nil, err
+			}
 		case simCommit:
 			if s.busy > s.now {
 				// The coordinator handles one message at a time.
@@ -261,7 +263,11 @@ func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, erro
 // scaleIn reports the round to the scale-in tuner and evicts the worker
 // it names: the model sees it leave, its release is not delivered.
 func (s *sim) scaleIn(t time.Duration) error {
-	act, err := s.e.ScaleIn.Observe(scalein.Observation{Time: t, Loss: s.st.sample.objective(s.st.coord.params)})
+	obs := scalein.Observation{Time: t, Loss: s.st.sample.objective(s.st.coord.params)}
+	if s.st.isp != nil {
+		obs.Workers = s.replicaReports()
+	}
+	act, err := s.e.ScaleIn.Observe(obs)
 	if err != nil {
 		return fmt.Errorf("harness: scale-in tuner: %w", err)
 	}
@@ -277,6 +283,11 @@ func (s *sim) scaleIn(t time.Duration) error {
 		return err
 	}
 	s.gone[w] = true
+	if s.st.isp != nil {
+		if err := s.ispLeave(t, w); err != nil {
+			return err
+		}
+	}
 	sh := s.st.shards[w]
 	sh.stats.Evicted, sh.stats.Left = true, t
 	if !s.runs[w].active {
@@ -409,15 +420,23 @@ func (s *sim) start(ev *simEvent) {
 }
 
 // done runs the batch's arithmetic and sends the commit.
-func (s *sim) done(ev *simEvent) {
+func (s *sim) done(ev *simEvent) error {
 	r := &s.runs[ev.w]
 	if !r.active || r.gen != ev.gen {
-		return // cut short by an interrupt
+		return nil // cut short by an interrupt
 	}
 	r.active = false
 	sh := s.st.shards[ev.w]
 	d := s.st.coord.newDelta()
-	sh.process(r.params, r.k, d)
+	if is := s.st.isp; is != nil {
+		h, err := is.process(sh, r.params, s.st.coord.points, r.k, d)
+		if err != nil {
+			return err
+		}
+		s.st.coord.held[consistency.DeltaID{Worker: ev.w, Seq: sh.nextSeq}] = h
+	} else {
+		sh.process(r.params, r.k, d)
+	}
 	busy := s.now - r.start + r.owed
 	if r.timer > 0 && busy > 0 && r.k > 0 {
 		// Its processing speed this round, for the local timers.
@@ -434,6 +453,7 @@ func (s *sim) done(ev *simEvent) {
 	s.waitFrom[ev.w] = s.now
 	arrive := s.transmit(&s.in, s.now, commitSize(ev.w, s.e.Seed, seq, r.clock, r.ver, d), ev.w)
 	s.push(&simEvent{t: arrive, kind: simCommit, w: ev.w, delta: d, seqNo: seq, clock: r.clock, ver: r.ver})
+	return nil
 }
 
 // end stops the model (the final apply flushes pending commits), takes the
@@ -449,5 +469,9 @@ func (s *sim) end() (*Result, error) {
 			sh.stats.Wait += s.now - s.waitFrom[i]
 		}
 	}
-	return &Result{Sync: s.e.Sync, Clock: Virtual, Duration: s.now, BytesSent: s.bytes, Messages: s.msgs}, nil
+	res := &Result{Sync: s.e.Sync, Clock: Virtual, Duration: s.now, BytesSent: s.bytes, Messages: s.msgs}
+	if is := s.st.isp; is != nil {
+		res.Held, res.Flushed = is.heldMass(s.gone), is.flushed
+	}
+	return res, nil
 }

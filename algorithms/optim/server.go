@@ -131,6 +131,27 @@ func (s *Server) Epoch() int {
 // filled in.
 func (s *Server) Optimizer() Config { return s.cfg.Optim }
 
+// SetParams replaces θ with a copy of theta and sets the number of points
+// applied so far (hence the epoch of the learning-rate schedule) to
+// points, keeping the optimizer's state — step count, momentum, Adam
+// moments — and Steps. It serves a runtime in which every worker keeps a
+// model replica and its own optimizer (MLLess §3, ISP §4.1): before each
+// local step the worker installs its replica, which other workers' updates
+// changed, and the global number of points processed, which MLLess's
+// workers use as the epoch. A θ of the wrong length or with a non-finite
+// entry, or a negative points, is refused and changes nothing.
+func (s *Server) SetParams(theta []float64, points int) error {
+	if err := algorithms.CheckParams(s.cfg.Layout, theta); err != nil {
+		return err
+	}
+	if points < 0 {
+		return fmt.Errorf("optim: SetParams with %d points: %w", points, algorithms.ErrConfig)
+	}
+	copy(s.theta, theta)
+	s.points = points
+	return nil
+}
+
 // Checkpoint returns a deep copy of θ, the optimizer state, Steps and
 // Points (see algorithms.Checkpointer).
 func (s *Server) Checkpoint() algorithms.Checkpoint {

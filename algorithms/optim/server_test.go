@@ -324,3 +324,51 @@ func TestServerCheckpoint(t *testing.T) {
 		}
 	}
 }
+
+// SetParams installs a replica and the global point count but keeps the
+// optimizer's state: after it, a momentum step moves θ by the same change
+// as the server that kept its own θ (dyadic values, exact). Bad input is
+// refused and changes nothing.
+func TestServerSetParams(t *testing.T) {
+	l := algorithms.Layout{Params: 2, Delta: 2}
+	cfg := ServerConfig{Layout: l, Optim: Config{Method: Momentum, LR: 0.5, Momentum: 0.5}}
+	a, _ := NewServer([]float64{1, 2}, cfg)
+	b, _ := NewServer([]float64{1, 2}, cfg)
+	d := algorithms.NewDelta(l)
+	copy(d.Vec, []float64{2, -4})
+	d.Count = 2
+	for _, s := range []*Server{a, b} {
+		if err := s.Apply(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.SetParams([]float64{8, 16}, 40); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(a.Params(), []float64{8, 16}) || a.Points() != 40 || a.Steps() != 1 {
+		t.Fatalf("after SetParams θ = %v, points %d, steps %d", a.Params(), a.Points(), a.Steps())
+	}
+	for _, bad := range [][]float64{{1}, {math.NaN(), 1}} {
+		if err := a.SetParams(bad, 1); err == nil {
+			t.Fatalf("SetParams(%v) accepted", bad)
+		}
+	}
+	if err := a.SetParams([]float64{1, 1}, -1); err == nil {
+		t.Fatal("SetParams with negative points accepted")
+	}
+	if !slices.Equal(a.Params(), []float64{8, 16}) || a.Points() != 40 {
+		t.Fatalf("refused SetParams changed the server: θ = %v, points %d", a.Params(), a.Points())
+	}
+	ba := slices.Clone(b.Params())
+	for _, s := range []*Server{a, b} {
+		if err := s.Apply(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pa, pb := a.Params(), b.Params()
+	for i := range pa {
+		if ua, ub := pa[i]-[]float64{8, 16}[i], pb[i]-ba[i]; ua != ub {
+			t.Fatalf("entry %d moved by %v after SetParams, %v without: the momentum was lost", i, ua, ub)
+		}
+	}
+}

@@ -1,0 +1,286 @@
+package harness
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/consistency"
+	"github.com/syncmodels/syncmodels/filter"
+	"github.com/syncmodels/syncmodels/scalein"
+	"github.com/syncmodels/syncmodels/transport"
+)
+
+// ISP in the runtimes (MLLess §3, §4.1), virtual clock.
+//
+// The design follows MLLess's architecture rather than this project's
+// parameter server. In MLLess every worker keeps a model replica and its
+// own optimizer: it computes the gradient of its mini-batch on its
+// replica, takes an optimizer step (Adam for LR, momentum for PMF) and
+// obtains a parameter change u = −η·(the optimizer's direction); u enters
+// the worker's significance filter, which compares the accumulated change
+// with the replica's value, |acc_i / w_i| > v_t; the significant entries
+// are pushed, and every worker adds the others' pushed updates to its
+// replica by plain addition. The filter's units matter: a relative change
+// of 0.7 of a parameter is meaningful, a gradient sum compared with a
+// parameter is not (filter's doc, "Units").
+//
+// Here, under ISP:
+//
+//   - each worker has a local optimizer, the workload's own server
+//     (Algorithm.NewServer, which must be an *optim.Server-like server with
+//     SetParams: the gradient-descent workloads), with its own optimizer
+//     state;
+//   - at step t it installs its replica w = g_t + acc (g_t the global state
+//     of version t, acc its held updates) and the global number of points
+//     applied (MLLess's workers count epochs globally), computes the
+//     gradient sum on w, lets the local optimizer step, and takes
+//     u = θ' − w on the entries the step touched;
+//   - u enters the worker's filter with the replica after the worker's own
+//     step (θ', as MLLess updates its weights before filtering); what the
+//     filter sends is the commit;
+//   - the coordinator merges the sent updates of a round by plain addition
+//     into g (no server optimizer): g_{t+1} = g_t + Σ_w sent_w. This is the
+//     state every worker would hold if it pulled every other worker's
+//     pushed updates, so the release carries it;
+//   - each worker's replica is g plus its own held accumulator.
+//
+// With v = 0 the filter sends every update whole, every replica equals g,
+// and the run is BSP of the same parameter-space design to the bit
+// (Corollary 1; TestISPZeroIsBSP checks it against an independent loop).
+// That design is not the harness's BSP, whose server applies one optimizer
+// step to the mean gradient: under ISP P workers each take a local step and
+// their changes add up, as in MLLess.
+//
+// EM workloads (K-means, GMM, FCM) are refused: their deltas are changes of
+// sufficient statistics, their servers have no optimizer, and MLLess
+// trains GD models only.
+//
+// A worker that leaves (evicted by the scale-in tuner) flushes its filter:
+// its held updates are merged into the next apply, so they are not lost.
+// MLLess §4.2 instead averages the leaving worker's replica into the
+// others'; averaging halves every worker's own held updates as well as
+// adding half the leaver's, so the global state no longer equals the sum
+// of the updates sent, and it costs a model-sized transfer per worker.
+// The flush adds exactly the leaver's missing mass once and costs a sparse
+// message (transport's Leave).
+
+// replicaServer is a local optimizer: an algorithms.Server whose θ and
+// point count the worker can replace before each step (optim.Server).
+type replicaServer interface {
+	algorithms.Server
+	SetParams(theta []float64, points int) error
+}
+
+// ispWorker is one worker's side of ISP.
+type ispWorker struct {
+	srv     replicaServer
+	f       *filter.Significance
+	replica []float64 // g + acc, then θ' after the local step
+	u       *algorithms.Delta
+}
+
+// ispState is a run's ISP state (nil unless Sync is ISP).
+type ispState struct {
+	workers []*ispWorker
+	v       float64
+	// flushed counts the L1 mass of the leaving workers' flushes.
+	flushed float64
+	// total is the sum of every update u any worker produced: the ledger
+	// that the global state plus what is held must equal.
+	total []float64
+	// dropFlush (tests only) discards leaving workers' held updates, to
+	// show the ledger test notices.
+	dropFlush bool
+}
+
+func newISP(e *Experiment, st *setupState) (*ispState, error) {
+	l := st.layout
+	if l.Params != l.Delta {
+		return nil, fmt.Errorf("harness: %v needs a gradient-descent workload (its delta must add to its parameters); %s has %d parameters and deltas of %d (MLLess trains GD models only): %w",
+			e.Sync, e.Algorithm.Name(), l.Params, l.Delta, ErrConfig)
+	}
+	is := &ispState{v: e.Sync.Threshold, total: make([]float64, l.Delta)}
+	for range st.shards {
+		srv, err := e.Algorithm.NewServer(st.theta0)
+		if err != nil {
+			return nil, err
+		}
+		rs, ok := srv.(replicaServer)
+		if !ok {
+			return nil, fmt.Errorf("harness: %v needs a workload whose server can be a worker's local optimizer (SetParams, as optim.Server); %s's %T cannot (MLLess trains GD models only): %w",
+				e.Sync, e.Algorithm.Name(), srv, ErrConfig)
+		}
+		f, err := filter.NewSignificance(filter.SignificanceConfig{Layout: l, V: e.Sync.Threshold})
+		if err != nil {
+			return nil, err
+		}
+		is.workers = append(is.workers, &ispWorker{srv: rs, f: f, replica: make([]float64, l.Params), u: algorithms.NewDelta(l)})
+	}
+	// The coordinator adds the sent updates: no optimizer at the server.
+	st.coord.srv = &sumServer{theta: slices.Clone(st.theta0), layout: l}
+	return is, nil
+}
+
+// process runs worker sh's ISP step on k points released with the global
+// state g, and writes the update it sends into d. It returns what the
+// worker holds back afterwards, for the trace.
+func (is *ispState) process(sh *shard, g []float64, points int64, k int, d *algorithms.Delta) (*consistency.Held, error) {
+	w := is.workers[sh.id]
+	copy(w.replica, g)
+	w.f.RangeHeld(func(i int, v float64) bool { w.replica[i] += v; return true })
+	sh.process(w.replica, k, d)
+	u := w.u
+	u.Reset()
+	u.Count = d.Count
+	if d.Count > 0 {
+		if err := w.srv.SetParams(w.replica, int(points)); err != nil {
+			return nil, fmt.Errorf("harness: worker %d local optimizer: %w", sh.id, err)
+		}
+		if err := w.srv.Apply(d); err != nil {
+			return nil, fmt.Errorf("harness: worker %d local optimizer: %w", sh.id, err)
+		}
+		theta := w.srv.Params()
+		if !d.Sparse() {
+			for i, x := range theta {
+				u.Vec[i] = x - w.replica[i]
+			}
+		} else {
+			bw := d.BlockWidth()
+			for _, b := range d.Blocks() {
+				lo, hi := int(b)*bw, min((int(b)+1)*bw, len(theta))
+				for i := lo; i < hi; i++ {
+					u.Vec[i] = theta[i] - w.replica[i]
+				}
+				u.Touch(int(b))
+			}
+		}
+		for lo, hi := range liveSpans(u) {
+			for i, v := range u.Vec[lo:hi] {
+				is.total[lo+i] += v
+			}
+		}
+		copy(w.replica, theta)
+	}
+	sent, err := w.f.Step(u, w.replica)
+	if err != nil {
+		return nil, fmt.Errorf("harness: worker %d significance filter: %w", sh.id, err)
+	}
+	d.Reset()
+	if err := d.Merge(sent); err != nil {
+		return nil, err
+	}
+	d.Count = sent.Count
+	return w.held(), nil
+}
+
+// held describes what w holds back after its last step.
+func (w *ispWorker) held() *consistency.Held {
+	h := &consistency.Held{Worst: -1, Entries: w.f.Held().Entries}
+	w.f.RangeHeld(func(_ int, v float64) bool { h.Mass += math.Abs(v); return true })
+	if i, acc, r, ok := w.f.Worst(w.replica); ok {
+		h.Worst, h.Acc, h.Replica = i, acc, r
+	}
+	return h
+}
+
+// leave flushes worker id's held updates, to be merged into the next
+// apply, and returns the flushed delta.
+func (is *ispState) leave(id consistency.WorkerID) *algorithms.Delta {
+	fl := is.workers[id].f.Flush()
+	if is.dropFlush {
+		fl.Reset()
+	}
+	for lo, hi := range liveSpans(fl) {
+		for _, v := range fl.Vec[lo:hi] {
+			is.flushed += math.Abs(v)
+		}
+	}
+	return fl
+}
+
+// heldMass is the L1 mass every remaining worker holds back.
+func (is *ispState) heldMass(gone []bool) float64 {
+	var m float64
+	for i, w := range is.workers {
+		if gone != nil && gone[i] {
+			continue
+		}
+		w.f.RangeHeld(func(_ int, v float64) bool { m += math.Abs(v); return true })
+	}
+	return m
+}
+
+// replicaObjective returns the control-sample objective of worker id's
+// replica g + acc (for the scale-in tuner's "worst replica").
+func (is *ispState) replicaObjective(id int, g []float64, s *sampler) float64 {
+	w := is.workers[id]
+	r := slices.Clone(g)
+	w.f.RangeHeld(func(i int, v float64) bool { r[i] += v; return true })
+	return s.objective(r)
+}
+
+// liveSpans yields the index ranges of d's live entries.
+func liveSpans(d *algorithms.Delta) func(func(int, int) bool) {
+	return func(yield func(int, int) bool) {
+		if !d.Sparse() {
+			yield(0, d.Len())
+			return
+		}
+		bw := d.BlockWidth()
+		for _, b := range d.Blocks() {
+			if !yield(int(b)*bw, min((int(b)+1)*bw, d.Len())) {
+				return
+			}
+		}
+	}
+}
+
+// sumServer is ISP's coordinator state: Apply adds a merged delta of
+// parameter changes to θ, whatever its Count (no optimizer, no mean).
+type sumServer struct {
+	theta  []float64
+	layout algorithms.Layout
+	steps  int
+}
+
+func (s *sumServer) Params() []float64 { return s.theta }
+func (s *sumServer) Steps() int        { return s.steps }
+
+func (s *sumServer) Apply(d *algorithms.Delta) error {
+	if err := algorithms.CheckApply(s.layout, d); err != nil {
+		return err
+	}
+	for lo, hi := range liveSpans(d) {
+		for i, v := range d.Vec[lo:hi] {
+			s.theta[lo+i] += v
+		}
+	}
+	s.steps++
+	return nil
+}
+
+// ispLeave flushes an evicted worker's held updates into the next apply
+// and charges its Leave message on the coordinator's incoming link.
+func (s *sim) ispLeave(t time.Duration, w consistency.WorkerID) error {
+	fl := s.st.isp.leave(w)
+	m := transport.Message{Kind: transport.Leave, From: transport.NodeID(w), To: transport.Coordinator, Job: s.e.Seed, Delta: fl}
+	s.transmit(&s.in, t, m.Size(), w)
+	return s.st.coord.addFlush(fl)
+}
+
+// replicaReports gives the scale-in tuner each remaining worker's replica
+// quality: its loss on the control sample (MLLess §4.2 evicts the worst
+// replica).
+func (s *sim) replicaReports() []scalein.Report {
+	var rs []scalein.Report
+	for i := range s.st.shards {
+		if s.gone[i] {
+			continue
+		}
+		rs = append(rs, scalein.Report{ID: i, Quality: s.st.isp.replicaObjective(i, s.st.coord.params, s.st.sample)})
+	}
+	return rs
+}
