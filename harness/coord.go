@@ -35,6 +35,8 @@ type coordinator struct {
 	// workers' held updates until the next apply merges them.
 	held  map[consistency.DeltaID]*consistency.Held
 	flush *algorithms.Delta
+	// onApply, if set, sees every apply effect carried out.
+	onApply func(consistency.Effect)
 }
 
 type snapshot struct {
@@ -172,6 +174,9 @@ func (c *coordinator) apply(now time.Duration, e consistency.Effect) error {
 	c.params = slices.Clone(c.srv.Params())
 	c.applied += len(c.params)
 	c.trace.Add(consistency.Record{At: now, Kind: consistency.RecApply, Version: e.Version, Deltas: e.Deltas, Final: e.Final})
+	if c.onApply != nil {
+		c.onApply(e)
+	}
 	return nil
 }
 

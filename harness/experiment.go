@@ -150,6 +150,11 @@ type Experiment struct {
 	// into the global state. Virtual clock, BSP, FSP or ISP, and a
 	// positive minimized objective only.
 	ScaleIn *scalein.Tuner
+	// Indirect, if set, replaces the direct coordinator links of the cost
+	// model with MLLess's indirect communication through a shared store
+	// and a signalling channel (§3, §6.4; see StoreModel). Virtual clock
+	// only. nil: direct links (CostModel).
+	Indirect *StoreModel
 	// Stop holds convergence criteria besides Duration (FSP §5.3).
 	Stop Stop
 	// ControlSample is how many points (a seeded sample) the objective
@@ -229,6 +234,13 @@ func (e *Experiment) validate() error {
 		if s.Slowdown == 0 {
 			s.Slowdown = 4
 		}
+	}
+	if e.Indirect != nil {
+		m := *e.Indirect // defaults go into a copy, not the caller's model
+		if err := m.validate(e); err != nil {
+			return err
+		}
+		e.Indirect = &m
 	}
 	n := e.Algorithm.NumPoints()
 	switch {
@@ -330,6 +342,9 @@ type Result struct {
 	// (filter.AppendDelta's sparse encoding), so the filter's saving shows.
 	BytesSent int64
 	Messages  int64
+	// Store (indirect communication only) counts the store's traffic:
+	// the bytes on its link (also in BytesSent), PUTs and GETs.
+	Store *StoreStats
 	// Held (ISP) is the L1 mass of the updates the remaining workers
 	// still hold back at the end: in their replicas, not in Theta.
 	// Flushed is the L1 mass that evicted workers flushed into the global
@@ -346,6 +361,12 @@ type Result struct {
 	Trace *consistency.Trace
 	// Theta is the final parameter vector.
 	Theta []float64
+}
+
+// StoreStats is the traffic through the store of indirect communication.
+type StoreStats struct {
+	Bytes      int64 // carried by the store's link (PUTs and GETs)
+	Puts, Gets int64 // requests
 }
 
 // TimeTo returns the first time the curve reaches target (≤ when

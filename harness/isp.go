@@ -266,8 +266,19 @@ func (s *sumServer) Apply(d *algorithms.Delta) error {
 // and charges its Leave message on the coordinator's incoming link.
 func (s *sim) ispLeave(t time.Duration, w consistency.WorkerID) error {
 	fl := s.st.isp.leave(w)
-	m := transport.Message{Kind: transport.Leave, From: transport.NodeID(w), To: transport.Coordinator, Job: s.e.Seed, Delta: fl}
-	s.transmit(&s.in, t, m.Size(), w)
+	if st := s.store; st != nil {
+		// The leaver PUTs its flush; the others fetch it with the next
+		// round's updates.
+		if bytes, entries := updateSize(fl); bytes > 0 {
+			st.request(t, bytes)
+			st.puts++
+			s.msgs++
+			st.extra = append(st.extra, storeItem{worker: w, bytes: bytes, entries: entries})
+		}
+	} else {
+		m := transport.Message{Kind: transport.Leave, From: transport.NodeID(w), To: transport.Coordinator, Job: s.e.Seed, Delta: fl}
+		s.transmit(&s.in, t, m.Size(), w)
+	}
 	return s.st.coord.addFlush(fl)
 }
 

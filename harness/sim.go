@@ -10,6 +10,7 @@ import (
 	"github.com/syncmodels/syncmodels/consistency"
 	"github.com/syncmodels/syncmodels/interval"
 	"github.com/syncmodels/syncmodels/scalein"
+	"github.com/syncmodels/syncmodels/transport"
 )
 
 // The virtual-time runtime: a discrete-event simulation over the shared
@@ -44,6 +45,12 @@ type simEvent struct {
 	clock  uint64
 	ver    consistency.Version
 	gen    uint64 // simDone: the batch it ends
+	// simRelease under indirect communication: the updates to fetch, the
+	// next one, the entries fetched so far, and whether fetching is done.
+	items   []storeItem
+	next    int
+	entries int
+	fetched bool
 }
 
 // simRun is a worker's batch in progress.
@@ -105,6 +112,9 @@ type sim struct {
 	obs    []interval.Observation
 	// gone marks workers the scale-in tuner evicted.
 	gone []bool
+	// store is the shared store of indirect communication (nil: direct
+	// links to the coordinator).
+	store *storeState
 }
 
 func (s *sim) setInterval(now, eta time.Duration) error {
@@ -176,6 +186,10 @@ func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, erro
 		sentAt: make([]time.Duration, len(st.shards)), timers: make([]time.Duration, len(st.shards)),
 		obs: make([]interval.Observation, len(st.shards)), gone: make([]bool, len(st.shards))}
 	c := st.coord
+	if e.Indirect != nil {
+		s.store = newStoreState(*e.Indirect, len(st.shards))
+		c.onApply = s.store.applied
+	}
 	c.snapshot(0)
 	effs, err := c.step(0, consistency.Event{Kind: consistency.EvStart})
 	if err != nil {
@@ -208,6 +222,10 @@ func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, erro
 		s.now = ev.t
 		switch ev.kind {
 		case simRelease:
+			if s.store != nil && !ev.fetched {
+				s.fetch(ev)
+				continue
+			}
 			s.start(ev)
 		case simDone:
 			if err := s.done(ev); err != nil {
@@ -229,6 +247,9 @@ func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, erro
 				s.obs[ev.w].Response = max(s.now-s.sentAt[ev.w]-r.timer, 0)
 			}
 			s.busy = s.now + time.Duration(c.applied)*e.Cost.EntryCost
+			if s.store != nil {
+				s.busy = s.now // the workers aggregate, not the supervisor
+			}
 			if st.stop.applied(c.model.Version()) {
 				s.now = s.busy
 				return s.end()
@@ -346,8 +367,13 @@ func (s *sim) deliver(t time.Duration, effs []consistency.Effect) {
 		switch e.Kind {
 		case consistency.EfRelease:
 			s.sentAt[e.Worker] = t
-			size := releaseSize(e, s.e.Seed, s.st.coord.params)
-			arrive := s.transmit(&s.out, t, size, e.Worker)
+			var arrive time.Duration
+			if s.store != nil {
+				arrive = s.signal(t, e.Worker, transport.Message{Kind: transport.Release, From: transport.Coordinator, To: transport.NodeID(e.Worker),
+					Job: s.e.Seed, Version: uint64(e.Version), Clock: e.Clock, Budget: int64(e.Budget)})
+			} else {
+				arrive = s.transmit(&s.out, t, releaseSize(e, s.e.Seed, s.st.coord.params), e.Worker)
+			}
 			s.push(&simEvent{t: arrive, kind: simRelease, w: e.Worker, eff: e, params: s.st.coord.params})
 		case consistency.EfInterrupt:
 			if s.st.tune != nil {
@@ -451,7 +477,12 @@ func (s *sim) done(ev *simEvent) error {
 	seq := sh.nextSeq
 	sh.nextSeq++
 	s.waitFrom[ev.w] = s.now
-	arrive := s.transmit(&s.in, s.now, commitSize(ev.w, s.e.Seed, seq, r.clock, r.ver, d), ev.w)
+	var arrive time.Duration
+	if s.store != nil {
+		arrive = s.storePush(ev.w, seq, r.clock, r.ver, d)
+	} else {
+		arrive = s.transmit(&s.in, s.now, commitSize(ev.w, s.e.Seed, seq, r.clock, r.ver, d), ev.w)
+	}
 	s.push(&simEvent{t: arrive, kind: simCommit, w: ev.w, delta: d, seqNo: seq, clock: r.clock, ver: r.ver})
 	return nil
 }
@@ -472,6 +503,10 @@ func (s *sim) end() (*Result, error) {
 	res := &Result{Sync: s.e.Sync, Clock: Virtual, Duration: s.now, BytesSent: s.bytes, Messages: s.msgs}
 	if is := s.st.isp; is != nil {
 		res.Held, res.Flushed = is.heldMass(s.gone), is.flushed
+	}
+	if st := s.store; st != nil {
+		res.Store = &StoreStats{Bytes: st.bytes, Puts: st.puts, Gets: st.gets}
+		res.BytesSent += st.bytes
 	}
 	return res, nil
 }
