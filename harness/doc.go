@@ -21,6 +21,9 @@
 // optimizer, filters its parameter changes with filter.Significance, and
 // the coordinator adds the sent changes (see isp.go and docs/runtimes.md).
 //
+// FSP runs in virtual time can migrate data from stragglers to fast
+// workers (Experiment.Migrate, FSP §4; see Migration).
+//
 // Every run records a consistency.Trace and Run returns an error if
 // consistency.Check finds the model's guarantee broken. The objective is
 // sampled every EvalEvery (snapshots of θ) and evaluated after the run,

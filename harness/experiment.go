@@ -155,6 +155,9 @@ type Experiment struct {
 	// and a signalling channel (§3, §6.4; see StoreModel). Virtual clock
 	// only. nil: direct links (CostModel).
 	Indirect *StoreModel
+	// Migrate, if set, turns on FSP's asynchronous data migration (§4;
+	// see Migration). Virtual clock and FSP only.
+	Migrate *Migration
 	// Stop holds convergence criteria besides Duration (FSP §5.3).
 	Stop Stop
 	// ControlSample is how many points (a seeded sample) the objective
@@ -264,6 +267,8 @@ func (e *Experiment) validate() error {
 		return fmt.Errorf("harness: the scale-in tuner needs the virtual clock, BSP, FSP or ISP and a minimized objective (got %v, %v): %w", e.Clock, e.Sync, ErrConfig)
 	case e.Sync.Kind == consistency.ISP && e.Clock != Virtual:
 		return fmt.Errorf("harness: %v runs on the virtual clock only: the goroutine runtime's workers have no replica, local optimizer or filter yet: %w", e.Sync, ErrConfig)
+	case e.validateMigration() != nil:
+		return e.validateMigration()
 	case e.ControlSample < 0:
 		return fmt.Errorf("harness: control sample %d < 0: %w", e.ControlSample, ErrConfig)
 	case e.HasTarget && math.IsNaN(e.Target):
@@ -337,9 +342,10 @@ type Result struct {
 	// WaitFraction is the share of worker time spent waiting between a
 	// commit and the next release.
 	WaitFraction float64
-	// BytesSent counts both directions, as encoded for the wire. Under
-	// ISP a commit carries only the significant entries
-	// (filter.AppendDelta's sparse encoding), so the filter's saving shows.
+	// BytesSent counts both directions, as encoded for the wire, and the
+	// data migration's windows. Under ISP a commit carries only the
+	// significant entries (filter.AppendDelta's sparse encoding), so the
+	// filter's saving shows.
 	BytesSent int64
 	Messages  int64
 	// Store (indirect communication only) counts the store's traffic:
@@ -357,6 +363,9 @@ type Result struct {
 	StoppedBy string
 	// Intervals lists the barrier intervals an interval tuner chose.
 	Intervals []IntervalPoint
+	// Migration is what data migration recorded (Experiment.Migrate),
+	// nil without.
+	Migration *MigrationResult
 	// Trace is the run's record; consistency.Check has passed on it.
 	Trace *consistency.Trace
 	// Theta is the final parameter vector.

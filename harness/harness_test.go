@@ -5,6 +5,9 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -19,8 +22,15 @@ import (
 
 func blobsKMeans(t testing.TB, n int) algorithms.Algorithm {
 	t.Helper()
-	data := dataset.Blobs(rand.New(rand.NewPCG(1, 2)), n, 8, 6, 4)
-	alg, err := kmeans.New(data, kmeans.Config{K: 6, Init: "random"})
+	return blobsKMeansOf(t, n, 8, 6)
+}
+
+// blobsKMeansOf is K-means with k clusters on n blobs of dimension dim
+// around k centres.
+func blobsKMeansOf(t testing.TB, n, dim, k int) algorithms.Algorithm {
+	t.Helper()
+	data := dataset.Blobs(rand.New(rand.NewPCG(1, 2)), n, dim, k, 4)
+	alg, err := kmeans.New(data, kmeans.Config{K: k, Init: "random"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,12 +50,17 @@ var allSpecs = []string{"bsp", "bsp:full", "ssp:0", "ssp:3", "asp", "quorum:0.75
 // Same seed ⇒ byte-identical trace and identical curve, for every model.
 func TestVirtualDeterministic(t *testing.T) {
 	alg := blobsKMeans(t, 4000)
-	for _, s := range allSpecs {
+	specs := append(slices.Clone(allSpecs), "fsp:3ms+migrate", "fsp:3ms:semi+migrate")
+	for _, s := range specs {
 		t.Run(s, func(t *testing.T) {
 			var traces [2]bytes.Buffer
 			var res [2]*harness.Result
 			for i := range 2 {
-				e := smallExp(alg, s)
+				spec, migrate := strings.CutSuffix(s, "+migrate")
+				e := smallExp(alg, spec)
+				if migrate {
+					e.Migrate = &harness.Migration{PointBytes: 64}
+				}
 				e.Parallel = 1 + i // evaluation parallelism must not matter
 				r, err := harness.Run(context.Background(), e)
 				if err != nil {
@@ -69,6 +84,9 @@ func TestVirtualDeterministic(t *testing.T) {
 			}
 			if res[0].BytesSent != res[1].BytesSent || res[0].Final != res[1].Final {
 				t.Fatal("same seed, different results")
+			}
+			if m := res[0].Migration; m != nil && (m.Windows == 0 || !reflect.DeepEqual(m, res[1].Migration)) {
+				t.Fatalf("migration: %d windows; same seed, different records: %v", m.Windows, !reflect.DeepEqual(m, res[1].Migration))
 			}
 			if traces[0].Len() == 0 || res[0].Versions == 0 {
 				t.Fatal("empty run")

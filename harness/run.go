@@ -102,7 +102,7 @@ func setup(e *Experiment) (*setupState, error) {
 			return nil, err
 		}
 	}
-	if e.Tuner != nil || e.Stop.active() || e.ScaleIn != nil {
+	if e.Tuner != nil || e.Stop.active() || e.ScaleIn != nil || e.Migrate != nil {
 		if st.sample, err = newSampler(e); err != nil {
 			return nil, err
 		}

@@ -29,6 +29,7 @@ const (
 	simTick                     // the model's timer fires
 	simInterrupt                // an interrupt reaches its worker
 	simCheck                    // a termination check (Stop)
+	simMigrate                  // a migration window reaches its target
 )
 
 type simEvent struct {
@@ -44,7 +45,8 @@ type simEvent struct {
 	seqNo  uint64
 	clock  uint64
 	ver    consistency.Version
-	gen    uint64 // simDone: the batch it ends
+	gen    uint64 // simDone: the batch it ends; simMigrate: the migration epoch
+	win    uint64 // simMigrate: the window
 	// simRelease under indirect communication: the updates to fetch, the
 	// next one, the entries fetched so far, and whether fetching is done.
 	items   []storeItem
@@ -115,6 +117,8 @@ type sim struct {
 	// store is the shared store of indirect communication (nil: direct
 	// links to the coordinator).
 	store *storeState
+	// mig is the data migration (Experiment.Migrate), nil without.
+	mig *migration
 }
 
 func (s *sim) setInterval(now, eta time.Duration) error {
@@ -123,10 +127,22 @@ func (s *sim) setInterval(now, eta time.Duration) error {
 	return err
 }
 
-func (s *sim) checkpoint() (*saved, error) { return checkpointShards(s.st.coord, s.st.shards) }
+func (s *sim) checkpoint() (*saved, error) {
+	sv, err := checkpointShards(s.st.coord, s.st.shards)
+	if err == nil && s.mig != nil {
+		sv.migration = s.mig.save()
+	}
+	return sv, err
+}
 
 func (s *sim) rollback(now time.Duration, sv *saved) error {
-	return restoreShards(now, s.st.coord, s.st.shards, sv)
+	if err := restoreShards(now, s.st.coord, s.st.shards, sv); err != nil {
+		return err
+	}
+	if s.mig != nil {
+		return s.mig.restore(sv.migration)
+	}
+	return nil
 }
 
 // afterRound runs the tuning after a round's apply and delivers the
@@ -146,6 +162,11 @@ func (s *sim) afterRound(t time.Duration, effs []consistency.Effect, begin bool)
 	}
 	if v := s.st.coord.model.Version(); !begin && v != s.lastV && s.e.ScaleIn != nil {
 		if err := s.scaleIn(t); err != nil {
+			return err
+		}
+	}
+	if v := s.st.coord.model.Version(); !begin && v != s.lastV && s.mig != nil {
+		if err := s.mig.barrier(s, t); err != nil {
 			return err
 		}
 	}
@@ -185,6 +206,10 @@ func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, erro
 		runs: make([]simRun, len(st.shards)), timer: -1,
 		sentAt: make([]time.Duration, len(st.shards)), timers: make([]time.Duration, len(st.shards)),
 		obs: make([]interval.Observation, len(st.shards)), gone: make([]bool, len(st.shards))}
+	var err error
+	if s.mig, err = newMigration(e, st); err != nil {
+		return nil, err
+	}
 	c := st.coord
 	if e.Indirect != nil {
 		s.store = newStoreState(*e.Indirect, len(st.shards))
@@ -267,6 +292,10 @@ func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, erro
 			}
 		case simInterrupt:
 			s.interrupt(ev)
+		case simMigrate:
+			if err := s.mig.deliver(s, ev); err != nil {
+				return nil, err
+			}
 		case simCheck:
 			if st.stop.check(c.params) {
 				return s.end()
@@ -420,8 +449,15 @@ func (s *sim) start(ev *simEvent) {
 		sh.stats.Wait += s.now - s.waitFrom[ev.w]
 	}
 	r := &s.runs[ev.w]
+	k := sh.points(ev.eff.Budget)
+	if s.mig != nil {
+		s.mig.release(ev.w)
+		if ev.eff.Budget == consistency.FullPass {
+			k = s.mig.passSize(int(ev.w))
+		}
+	}
 	// A pause owed from an interrupted batch comes first.
-	*r = simRun{gen: r.gen + 1, start: s.now + sh.owed, k: sh.points(ev.eff.Budget), pace: s.e.pace(sh),
+	*r = simRun{gen: r.gen + 1, start: s.now + sh.owed, k: k, pace: s.e.pace(sh),
 		params: ev.params, clock: ev.eff.Clock, ver: ev.eff.Version, active: true, owed: sh.owed}
 	sh.owed = 0
 	if ev.eff.Interval > 0 {
@@ -460,6 +496,12 @@ func (s *sim) done(ev *simEvent) error {
 			return err
 		}
 		s.st.coord.held[consistency.DeltaID{Worker: ev.w, Seq: sh.nextSeq}] = h
+	} else if s.mig != nil {
+		n, err := s.mig.compute(ev.w, r.k, r.params, d)
+		if err != nil {
+			return err
+		}
+		r.k = n
 	} else {
 		sh.process(r.params, r.k, d)
 	}
@@ -507,6 +549,12 @@ func (s *sim) end() (*Result, error) {
 	if st := s.store; st != nil {
 		res.Store = &StoreStats{Bytes: st.bytes, Puts: st.puts, Gets: st.gets}
 		res.BytesSent += st.bytes
+	}
+	if s.mig != nil {
+		var err error
+		if res.Migration, err = s.mig.finish(s); err != nil {
+			return nil, err
+		}
 	}
 	return res, nil
 }

@@ -43,6 +43,8 @@ type saved struct {
 	workers []algorithms.Checkpoint
 	cursors []int
 	params  []float64
+	// migration is the data migration's state (simulator), nil without.
+	migration *migSaved
 }
 
 // tuneHost is what a runtime provides to the tuning.

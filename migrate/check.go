@@ -31,14 +31,28 @@ func (p *Placement) Check() error {
 	}
 	for w := range p.workers {
 		wk := &p.workers[w]
-		if len(wk.slots) < wk.natives || len(wk.guest) != len(wk.slots)-wk.natives {
-			return bad("worker %d: %d slots, %d natives, %d guest copies", w, len(wk.slots), wk.natives, len(wk.guest))
-		}
 		// With as many entries as guest slots, each naming a guest slot
-		// that holds its key, the map is a bijection onto the guest slots.
-		for pt, s := range wk.guest {
-			if s < wk.natives || s >= len(wk.slots) || wk.slots[s].pt != pt {
-				return bad("worker %d: guest index maps %v to slot %d", w, pt, s)
+		// that holds its key, the index is a bijection onto the guest slots.
+		from := make([]int, len(p.workers))
+		entries := 0
+		for h, g := range wk.guest {
+			for i, s1 := range g {
+				if s1 == 0 {
+					continue
+				}
+				entries++
+				from[h]++
+				if s := int(s1) - 1; s < wk.natives || s >= len(wk.slots) || wk.slots[s].pt != (Point{h, i}) {
+					return bad("worker %d: guest index maps %v to slot %d", w, Point{h, i}, s)
+				}
+			}
+		}
+		if len(wk.slots) < wk.natives || entries != len(wk.slots)-wk.natives {
+			return bad("worker %d: %d slots, %d natives, %d guest copies", w, len(wk.slots), wk.natives, entries)
+		}
+		for h, n := range from {
+			if wk.from[h] != n {
+				return bad("worker %d: holds %d copies of worker %d's points, counted %d", w, n, h, wk.from[h])
 			}
 		}
 		if wk.cursor < 0 || (wk.cursor >= len(wk.slots) && wk.cursor != 0) {

@@ -23,6 +23,8 @@
 //     round robin over its active points, the priority queue of received
 //     points, the bi-directional sliding window that locks outgoing
 //     points, and the active/inactive marks of virtual migration.
+//   - Clone: an independent copy of a Placement, for a runtime that rolls
+//     training back to a checkpoint.
 //   - History (§6.3, Fig. 12): per worker, passes and accumulated
 //     objective contribution over time, as plain data.
 //

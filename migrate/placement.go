@@ -59,17 +59,21 @@ type window struct {
 // queue, its pending quotas and its open window.
 type worker struct {
 	natives int
-	slots   []cp          // natives at 0..natives−1, then guest copies in arrival order
-	guest   map[Point]int // slot of each guest copy (any state)
-	cursor  int           // next slot the round robin looks at
-	pass    int32         // completed wraps of the round robin
-	ring    int           // active, unqueued copies: the round robin's points
-	owned   int           // active or sending copies
-	sum     int64         // sum of the owned copies' counts
-	queue   []int         // queued slots not yet trained this iteration, by (count, seq)
-	rested  []int         // queued slots trained this iteration
-	quotas  []quota
-	open    *window
+	slots   []cp // natives at 0..natives−1, then guest copies in arrival order
+	// guest[h][i] is 1 + the slot of the copy of point h/i held here
+	// (any state), 0 if none; guest[h] is nil until a copy of one of h's
+	// points arrives.
+	guest  [][]int32
+	from   []int // from[h]: guest copies of worker h's points
+	cursor int   // next slot the round robin looks at
+	pass   int32 // completed wraps of the round robin
+	ring   int   // active, unqueued copies: the round robin's points
+	owned  int   // active or sending copies
+	sum    int64 // sum of the owned copies' counts
+	queue  []int // queued slots not yet trained this iteration, by (count, seq)
+	rested []int // queued slots trained this iteration
+	quotas []quota
+	open   *window
 }
 
 // Placement is the asynchronous data migration of FSP §4.3 for a set of
@@ -120,7 +124,8 @@ func NewPlacement(sizes []int, cfg PlacementConfig) (*Placement, error) {
 		wk := &p.workers[w]
 		wk.natives, wk.ring, wk.owned = n, n, n
 		wk.slots = make([]cp, n)
-		wk.guest = map[Point]int{}
+		wk.guest = make([][]int32, len(sizes))
+		wk.from = make([]int, len(sizes))
 		for i := range wk.slots {
 			wk.slots[i] = cp{pt: Point{w, i}, mark: active}
 		}
@@ -143,8 +148,8 @@ func (wk *worker) slot(self int, pt Point) int {
 	if pt.Home == self {
 		return pt.Index
 	}
-	if s, ok := wk.guest[pt]; ok {
-		return s
+	if g := wk.guest[pt.Home]; g != nil && g[pt.Index] > 0 {
+		return int(g[pt.Index]) - 1
 	}
 	return -1
 }

@@ -135,12 +135,23 @@ func (p *Placement) pick(src, dst, n int) (slots []int, virtual int) {
 	for !inRing(focus) {
 		focus = (focus + 1) % len(wk.slots)
 	}
+	// held: dst holds a copy of pt. A map lookup only when dst holds
+	// copies of pt's home's points at all.
+	held := func(pt Point) bool {
+		return pt.Home == dst || (to.from[pt.Home] > 0 && to.slot(dst, pt) >= 0)
+	}
+	// Flips are possible only for src's guest copies or when dst holds
+	// copies of src's points.
+	anyHeld := len(wk.slots) > wk.natives || to.from[src] > 0
 	for flips := range 2 {
+		if flips == 0 && !anyHeld {
+			continue
+		}
 		for s := len(wk.slots) - 1; s >= 0 && len(slots) < n; s-- {
 			if s == focus || !inRing(s) {
 				continue
 			}
-			held := to.slot(dst, wk.slots[s].pt) >= 0
+			held := held(wk.slots[s].pt)
 			if held == (flips == 0) {
 				slots = append(slots, s)
 			}
@@ -176,7 +187,11 @@ func (p *Placement) Deliver(id uint64) error {
 		if ds < 0 {
 			ds = len(dst.slots)
 			dst.slots = append(dst.slots, cp{pt: pt})
-			dst.guest[pt] = ds
+			if dst.guest[pt.Home] == nil {
+				dst.guest[pt.Home] = make([]int32, p.workers[pt.Home].natives)
+			}
+			dst.guest[pt.Home][pt.Index] = int32(ds + 1)
+			dst.from[pt.Home]++
 		}
 		queued = dst.arrive(ds, count, &p.seq) || queued
 	}
