@@ -41,3 +41,19 @@ func Example() {
 	//    release w0 v=2 clock=1 budget=100
 	//    release w1 v=2 clock=1 budget=100
 }
+
+// ISP's spec: the significance threshold v, 0.7 by default (MLLess
+// §6.3.1), and the threshold of each step, v/√(t+1).
+func ExampleParse_isp() {
+	for _, s := range []string{"isp", "isp:0.25", "isp:0"} {
+		spec, err := consistency.Parse(s)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("%-8s → %v: v_0 = %g, v_3 = %g\n", s, spec, consistency.ISPThreshold(spec.Threshold, 0), consistency.ISPThreshold(spec.Threshold, 3))
+	}
+	// Output:
+	// isp      → isp:0.7: v_0 = 0.7, v_3 = 0.35
+	// isp:0.25 → isp:0.25: v_0 = 0.25, v_3 = 0.125
+	// isp:0    → isp:0: v_0 = 0, v_3 = 0
+}

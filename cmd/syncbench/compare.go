@@ -79,6 +79,10 @@ type compareFlags struct {
 	latency       time.Duration
 	bandwidth     float64
 	shuffle       bool
+	indirect      bool
+	storeRTT      time.Duration
+	storeBW       float64
+	signal        time.Duration
 	jsonOut       bool
 	csvDir, plot  string
 	plans         []plan
@@ -90,7 +94,7 @@ func (f *compareFlags) register(fs *flag.FlagSet) {
 	f.workloadFlags.register(fs, workloadDefaults{algo: compareDefaults.algo, k: 10, lr: fmt.Sprintf("%g for lr, the algorithm's default for the others", compareDefaults.lr["lr"]),
 		seed: "data generation, θ0, sharding and which workers straggle"})
 	fs.IntVar(&f.workers, "workers", 16, "workers (one data shard each)")
-	fs.StringVar(&f.syncList, "sync", compareDefaults.syncs, "comma-separated sync models to compare: bsp, bsp:full, ssp:S, asp, quorum:F (fraction), quorum:K (count), fsp[:INTERVAL][:semi]; or the FSP paper's bspb, bspv (batch tuned by a pilot), fspb (binary-search interval), fspv (linear-fit interval), fspv+semi (with local timers)")
+	fs.StringVar(&f.syncList, "sync", compareDefaults.syncs, "comma-separated sync models to compare: bsp, bsp:full, ssp:S, asp, quorum:F (fraction), quorum:K (count), fsp[:INTERVAL][:semi], isp[:V] (MLLess significance filter, V default 0.7; virtual clock); or the FSP paper's bspb, bspv (batch tuned by a pilot), fspb (binary-search interval), fspv (linear-fit interval), fspv+semi (with local timers)")
 	fs.IntVar(&f.stragglers, "stragglers", 4, "how many workers straggle, drawn from -seed; 0 = none")
 	fs.StringVar(&f.kind, "straggler-kind", "injected", "injected (pause -tau after every -every points) or natural (-slowdown times slower)")
 	fs.DurationVar(&f.tau, "tau", 32*time.Millisecond, "injected straggler pause")
@@ -112,6 +116,10 @@ func (f *compareFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.latency, "latency", 100*time.Microsecond, "virtual one-way message latency")
 	fs.Float64Var(&f.bandwidth, "bandwidth", 1.25e9, "virtual link bandwidth, bytes per second")
 	fs.BoolVar(&f.shuffle, "shuffle", false, "shard a seeded permutation of the points instead of contiguous blocks")
+	fs.BoolVar(&f.indirect, "indirect", false, "MLLess's indirect communication (virtual clock): updates go through a shared store (PUT, then each worker GETs the others'), control through a signalling channel; replaces -latency and -bandwidth")
+	fs.DurationVar(&f.storeRTT, "store-rtt", time.Millisecond, "with -indirect: round trip of one store request")
+	fs.Float64Var(&f.storeBW, "store-bandwidth", 1.25e8, "with -indirect: the store's bandwidth shared by all workers, bytes per second")
+	fs.DurationVar(&f.signal, "signal", time.Millisecond, "with -indirect: one-way latency of a signalling-channel message")
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON (the scenario and runs[] with curves and per-worker stats) instead of the table")
 	fs.StringVar(&f.csvDir, "csv", "", "also write runs.csv, curves.csv and workers.csv into this directory (created)")
 	fs.StringVar(&f.plot, "plot", "", "also write a PNG plot of objective against time to this file")
@@ -147,6 +155,12 @@ func (f *compareFlags) check() error {
 		return fmt.Errorf("-latency %v: want ≥ 0", f.latency)
 	case !(f.bandwidth > 0) || math.IsInf(f.bandwidth, 0):
 		return fmt.Errorf("-bandwidth %v: want a finite number > 0 (bytes per second)", f.bandwidth)
+	case f.storeRTT < 0:
+		return fmt.Errorf("-store-rtt %v: want ≥ 0", f.storeRTT)
+	case !(f.storeBW > 0) || math.IsInf(f.storeBW, 0):
+		return fmt.Errorf("-store-bandwidth %v: want a finite number > 0 (bytes per second)", f.storeBW)
+	case f.signal < 0:
+		return fmt.Errorf("-signal %v: want ≥ 0", f.signal)
 	}
 	var err error
 	f.stragglerKind, err = pick("-straggler-kind", f.kind, choice[harness.StragglerKind]{"injected", harness.Injected}, choice[harness.StragglerKind]{"natural", harness.Natural})
@@ -159,6 +173,9 @@ func (f *compareFlags) check() error {
 	f.clockKind, err = pick("-clock", f.clock, choice[harness.Clock]{"virtual", harness.Virtual}, choice[harness.Clock]{"real", harness.Real})
 	if err != nil {
 		return err
+	}
+	if f.indirect && f.clockKind == harness.Real {
+		return fmt.Errorf("-indirect is a virtual-time cost model: use -clock virtual")
 	}
 	if f.evalEvery == 0 {
 		f.evalEvery = f.duration / 100
@@ -177,6 +194,12 @@ func (f *compareFlags) check() error {
 		}
 		if f.clockKind == harness.Real && (p.name == "fspv" || p.name == "fspv+semi" || p.spec.Local) {
 			return fmt.Errorf("-sync %s: FSPV's rollbacks and semi-centralized timers need -clock virtual", p.name)
+		}
+		if f.clockKind == harness.Real && p.spec.Kind == consistency.ISP {
+			return fmt.Errorf("-sync %s: ISP runs on -clock virtual only", p.name)
+		}
+		if f.indirect && (p.spec.Kind == consistency.FSP || p.tunedBatch) {
+			return fmt.Errorf("-sync %s: FSP's interrupts and tuners are not modelled over -indirect", p.name)
 		}
 		f.plans = append(f.plans, p)
 	}
@@ -213,6 +236,9 @@ func (f *compareFlags) experiment(alg algorithms.Algorithm, spec consistency.Spe
 	}
 	if f.stragglerKind != harness.NoStragglers {
 		e.Stragglers = harness.Stragglers{Kind: f.stragglerKind, Count: f.stragglers, Tau: f.tau, Every: f.every, Slowdown: f.slowdown}
+	}
+	if f.indirect {
+		e.Indirect = &harness.StoreModel{RTT: f.storeRTT, Bandwidth: f.storeBW, Signal: f.signal}
 	}
 	return e
 }

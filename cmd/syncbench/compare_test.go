@@ -170,6 +170,42 @@ func TestCompareJSON(t *testing.T) {
 	}
 }
 
+// TestCompareISPIndirect runs BSP, SSP and ISP over MLLess's indirect
+// communication: the JSON carries the store model, each run's store
+// traffic and ISP's held mass; ISP moves fewer store bytes than BSP, and
+// without -indirect none of these fields appear.
+func TestCompareISPIndirect(t *testing.T) {
+	c, m := compareRun(t, "-sync", "bsp,ssp:3,isp", "-indirect", "-store-rtt", "500us")
+	if in := c.Scenario.Indirect; in == nil || in.RTTS != 0.0005 || in.Bandwidth != 1.25e8 || in.SignalS != 0.001 {
+		t.Fatalf("scenario.indirect %+v", c.Scenario.Indirect)
+	}
+	if len(c.Runs) != 3 || c.Runs[2].Sync != "isp:0.7" {
+		t.Fatalf("%d runs, the last %s; want 3, the last isp:0.7 (isp's default v)", len(c.Runs), c.Runs[len(c.Runs)-1].Sync)
+	}
+	for _, r := range c.Runs {
+		if r.Store == nil || r.Store.Puts <= 0 || r.Store.Gets <= 0 || r.Store.Bytes <= 0 || r.Store.Bytes > r.BytesSent {
+			t.Errorf("%s: store %+v, bytes sent %d", r.Sync, r.Store, r.BytesSent)
+		}
+		if (r.Held != nil) != strings.HasPrefix(r.Sync, "isp") {
+			t.Errorf("%s: held %v", r.Sync, r.Held)
+		}
+	}
+	bsp, isp := c.Runs[0], c.Runs[2]
+	if isp.Store.Bytes/int64(isp.Versions) >= bsp.Store.Bytes/int64(bsp.Versions) || *isp.Held <= 0 {
+		t.Errorf("isp:0.7 store bytes per round %d, bsp %d; held %v", isp.Store.Bytes/int64(isp.Versions), bsp.Store.Bytes/int64(bsp.Versions), *isp.Held)
+	}
+	if _, ok := m["runs"].([]any)[0].(map[string]any)["store"]; !ok {
+		t.Error(`runs[0] has no "store"`)
+	}
+	c2, m2 := compareRun(t, "-sync", "bsp")
+	if c2.Scenario.Indirect != nil || c2.Runs[0].Store != nil || c2.Runs[0].Held != nil {
+		t.Error("indirect fields without -indirect")
+	}
+	if _, ok := m2["scenario"].(map[string]any)["indirect"]; ok {
+		t.Error(`scenario has "indirect" without -indirect`)
+	}
+}
+
 // TestCompareJSONNotReached checks that a target no run reaches is null.
 func TestCompareJSONNotReached(t *testing.T) {
 	c, m := compareRun(t, "-sync", "bsp", "-target", "0.01")
@@ -333,6 +369,14 @@ func TestCompareErrors(t *testing.T) {
 		{[]string{"-data", "nope"}, 1, `-data "nope"`},
 		{[]string{"-algo", "pmf", "-data", "synthetic:blobs"}, 1, "needs"},
 		{[]string{"-workers", "5000", "-stragglers", "0"}, 1, "5000 workers for 4000 points"},
+		{[]string{"-sync", "isp:-1"}, 2, `-sync "isp:-1"`},
+		{[]string{"-sync", "isp", "-clock", "real"}, 2, "ISP runs on -clock virtual only"},
+		{[]string{"-indirect", "-clock", "real"}, 2, "-indirect is a virtual-time cost model"},
+		{[]string{"-indirect", "-sync", "fsp"}, 2, "not modelled over -indirect"},
+		{[]string{"-indirect", "-store-rtt", "-1ms"}, 2, "-store-rtt -1ms"},
+		{[]string{"-indirect", "-store-bandwidth", "0"}, 2, "-store-bandwidth 0"},
+		{[]string{"-indirect", "-signal", "-1ms"}, 2, "-signal -1ms"},
+		{[]string{"-algo", "kmeans", "-sync", "isp"}, 1, "MLLess trains GD models only"},
 	} {
 		args := smallArgs(tc.args...)
 		code, _, errs := runCmd(t, args...)

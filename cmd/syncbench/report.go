@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/syncmodels/syncmodels/consistency"
 	"github.com/syncmodels/syncmodels/harness"
 )
 
@@ -19,6 +20,10 @@ func (c *comparison) writeTable(w io.Writer) error {
 	fmt.Fprintf(&b, "syncbench compare: %s on %s\n", c.alg.Name(), c.d.describe())
 	fmt.Fprintf(&b, "%d workers, batch %s, %s\n", f.workers, batchName(f.batch), c.stragglerLine())
 	fmt.Fprintf(&b, "%s clock, %v per run, objective every %v, seed %d\n", f.clockKind, f.duration, f.evalEvery, f.seed)
+	if f.indirect {
+		fmt.Fprintf(&b, "indirect communication: a store (RTT %v, %s/s shared) and a signalling channel (%v); bytes sent include the store's\n",
+			f.storeRTT, formatBytes(int64(f.storeBW)), f.signal)
+	}
 	better := "lower is better"
 	if !c.minimize {
 		better = "higher is better"
@@ -130,19 +135,25 @@ type scenarioJSON struct {
 	LatencyS         float64  `json:"latency_s"`
 	Bandwidth        float64  `json:"bandwidth"`
 	Sync             []string `json:"sync"`
+	// Indirect is the store model of -indirect (absent without it).
+	Indirect *indirectJSON `json:"indirect,omitempty"`
 }
 
 type runJSON struct {
-	Sync           string       `json:"sync"`
-	TimeToTargetS  *float64     `json:"time_to_target_s"`
-	FinalObjective float64      `json:"final_objective"`
-	Iterations     float64      `json:"iterations"`
-	Versions       uint64       `json:"versions"`
-	WaitFraction   float64      `json:"wait_fraction"`
-	BytesSent      int64        `json:"bytes_sent"`
-	Messages       int64        `json:"messages"`
-	Curve          []pointJSON  `json:"curve"`
-	Workers        []workerJSON `json:"workers"`
+	Sync           string   `json:"sync"`
+	TimeToTargetS  *float64 `json:"time_to_target_s"`
+	FinalObjective float64  `json:"final_objective"`
+	Iterations     float64  `json:"iterations"`
+	Versions       uint64   `json:"versions"`
+	WaitFraction   float64  `json:"wait_fraction"`
+	BytesSent      int64    `json:"bytes_sent"`
+	Messages       int64    `json:"messages"`
+	// Store is the store's traffic under -indirect; Held the mass an ISP
+	// run's workers still hold back at the end.
+	Store   *storeJSON   `json:"store,omitempty"`
+	Held    *float64     `json:"held,omitempty"`
+	Curve   []pointJSON  `json:"curve"`
+	Workers []workerJSON `json:"workers"`
 }
 
 type pointJSON struct {
@@ -163,6 +174,20 @@ type workerJSON struct {
 	WaitS     float64 `json:"wait_s"`
 }
 
+// indirectJSON is the store model of -indirect.
+type indirectJSON struct {
+	RTTS      float64 `json:"rtt_s"`
+	Bandwidth float64 `json:"bandwidth"`
+	SignalS   float64 `json:"signal_s"`
+}
+
+// storeJSON is a run's store traffic.
+type storeJSON struct {
+	Bytes int64 `json:"bytes"`
+	Puts  int64 `json:"puts"`
+	Gets  int64 `json:"gets"`
+}
+
 func (c *comparison) json() compareJSON {
 	f := c.f
 	out := compareJSON{
@@ -173,8 +198,11 @@ func (c *comparison) json() compareJSON {
 			DurationS: f.duration.Seconds(), EvalEveryS: f.evalEvery.Seconds(), PointCostS: f.pointCost.Seconds(),
 			LatencyS: f.latency.Seconds(), Bandwidth: f.bandwidth,
 		},
-		InitialObjective: c.initial, Minimize: c.minimize, Target: c.target, TargetDerived: c.derived,
 	}
+	if f.indirect {
+		out.Scenario.Indirect = &indirectJSON{RTTS: f.storeRTT.Seconds(), Bandwidth: f.storeBW, SignalS: f.signal.Seconds()}
+	}
+	out.InitialObjective, out.Minimize, out.Target, out.TargetDerived = c.initial, c.minimize, c.target, c.derived
 	if f.stragglerKind == harness.NoStragglers {
 		out.Scenario.Stragglers = 0
 	}
@@ -192,6 +220,13 @@ func (c *comparison) json() compareJSON {
 		if c.ttt[i] >= 0 {
 			s := c.ttt[i].Seconds()
 			rj.TimeToTargetS = &s
+		}
+		if st := r.Store; st != nil {
+			rj.Store = &storeJSON{Bytes: st.Bytes, Puts: st.Puts, Gets: st.Gets}
+		}
+		if r.Sync.Kind == consistency.ISP {
+			held := r.Held
+			rj.Held = &held
 		}
 		for _, p := range r.Curve {
 			rj.Curve = append(rj.Curve, pointJSON{TS: p.T.Seconds(), Objective: p.Objective, Version: uint64(p.Version), Points: p.Points})
