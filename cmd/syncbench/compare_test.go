@@ -340,7 +340,8 @@ func TestCompareErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"-sync", "bsp,fsp:0s"}, 2, `-sync "fsp:0s"`},
-		{[]string{"-sync", "bspb,fspv+opt"}, 2, "fspv+opt (data migration and semi-centralized timers) is not implemented yet"},
+		{[]string{"-sync", "fspv+opt", "-clock", "real"}, 2, "need -clock virtual"},
+		{[]string{"-sync", "fspv+asyn", "-clock", "real"}, 2, "need -clock virtual"},
 		{[]string{"-sync", "fspv,fspv+semi,fsp:5ms:semi", "-clock", "virtual"}, 0, ""},
 		{[]string{"-sync", "fspv", "-clock", "real"}, 2, "need -clock virtual"},
 		{[]string{"-sync", "fsp:semi", "-clock", "real"}, 2, "need -clock virtual"},
@@ -414,10 +415,11 @@ func TestCommands(t *testing.T) {
 }
 
 // The FSP paper's configurations run under their names: BSPV's pilot picks
-// one of the candidate batches, FSPB and FSPV tune the interval, and the
-// runs pass the checkers (harness.Run checks every trace).
+// one of the candidate batches, FSPB and FSPV tune the interval, FSPV+opt
+// migrates data, and the runs pass the checkers (harness.Run checks every
+// trace).
 func TestComparePresets(t *testing.T) {
-	code, out, errs := runCmd(t, smallArgs("-sync", "bspb,bspv,asp,fspb,fspv", "-json")...)
+	code, out, errs := runCmd(t, smallArgs("-sync", "bspb,bspv,asp,fspb,fspv,fspv+opt", "-json")...)
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
@@ -434,7 +436,15 @@ func TestComparePresets(t *testing.T) {
 	}
 	got := strings.Join(names, ",")
 	// 4000 points over 8 workers: shards of 500, candidates 15..500.
-	if !strings.HasPrefix(got, "bspb,bspv(b=") || !strings.HasSuffix(got, "),asp,fspb,fspv") {
+	if !strings.HasPrefix(got, "bspb,bspv(b=") || !strings.HasSuffix(got, "),asp,fspb,fspv,fspv+opt") {
 		t.Fatalf("runs %s", got)
+	}
+	for i, r := range c.Runs {
+		if (r.Migration != nil) != (i == len(c.Runs)-1) {
+			t.Errorf("%s: migration record %v", r.Sync, r.Migration)
+		}
+	}
+	if m := c.Runs[len(c.Runs)-1].Migration; m == nil || m.Windows == 0 || m.Bytes == 0 || len(m.Passes) != 8 || m.Epsilon != 0.5 {
+		t.Errorf("fspv+opt: migration record %+v; want windows sent over 8 workers with ε = 0.5", m)
 	}
 }

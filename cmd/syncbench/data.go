@@ -40,6 +40,25 @@ func (d *data) shape() (n, dim int) {
 	}
 }
 
+// pointBytes is the size of one data point on the wire, what data
+// migration sends: 8 bytes per feature of a dense point, 12 (a 4-byte
+// index and a value) per stored entry of a sparse one on average, 16 for
+// a rating (user, item, value); plus 8 for a label where there is one.
+func pointBytes(d *data) int {
+	switch {
+	case d.dense != nil:
+		n := 8 * d.dense.D
+		if d.dense.Labels != nil {
+			n += 8
+		}
+		return n
+	case d.sparse != nil:
+		return 8 + 12*d.sparse.NNZ()/max(d.sparse.N, 1)
+	default:
+		return 16
+	}
+}
+
 // synthetic names and the algorithm each one is the default data for.
 var defaultData = map[string]string{
 	"kmeans": "synthetic:blobs",

@@ -154,6 +154,39 @@ type runJSON struct {
 	Held    *float64     `json:"held,omitempty"`
 	Curve   []pointJSON  `json:"curve"`
 	Workers []workerJSON `json:"workers"`
+	// Migration is what data migration recorded (fspv+asyn, fspv+opt),
+	// absent otherwise.
+	Migration *migrationJSON `json:"migration,omitempty"`
+}
+
+// migrationJSON summarises a harness.MigrationResult: Eq. 8's ε, the
+// workers' passes at the end (mean traversal count of the points each
+// owns) with their max/min and the max/min Eq. 8 allows, the final Eq. 8
+// imbalance over super-workers, and what moved.
+type migrationJSON struct {
+	Epsilon       float64   `json:"epsilon"`
+	Rounds        int       `json:"rounds"`
+	RecordOnly    bool      `json:"record_only"`
+	Passes        []float64 `json:"passes"`
+	Ratio         float64   `json:"max_min_ratio"`
+	RatioBound    float64   `json:"max_min_bound"`
+	Imbalance     float64   `json:"imbalance"`
+	Plans         int       `json:"plans"`
+	Windows       int       `json:"windows"`
+	DataPoints    int64     `json:"data_points"`
+	VirtualPoints int64     `json:"virtual_points"`
+	Reactivated   int64     `json:"reactivated"`
+	Bytes         int64     `json:"bytes"`
+}
+
+func newMigrationJSON(m *harness.MigrationResult) *migrationJSON {
+	if m == nil {
+		return nil
+	}
+	return &migrationJSON{Epsilon: m.Planner.Epsilon, Rounds: m.Planner.Rounds, RecordOnly: m.RecordOnly,
+		Passes: m.Passes, Ratio: m.Ratio(), RatioBound: m.RatioBound(), Imbalance: m.Imbalance,
+		Plans: m.Plans, Windows: m.Windows, DataPoints: m.DataPoints, VirtualPoints: m.VirtualPoints,
+		Reactivated: m.Reactivated, Bytes: m.Bytes}
 }
 
 type pointJSON struct {
@@ -216,6 +249,7 @@ func (c *comparison) json() compareJSON {
 		rj := runJSON{
 			Sync: r.Name, FinalObjective: r.Final, Iterations: r.Iterations, Versions: uint64(r.Versions),
 			WaitFraction: r.WaitFraction, BytesSent: r.BytesSent, Messages: r.Messages,
+			Migration: newMigrationJSON(r.Migration),
 		}
 		if c.ttt[i] >= 0 {
 			s := c.ttt[i].Seconds()

@@ -351,6 +351,7 @@ func runFSP(ctx context.Context, f *fspFlags, scale fspScale, stderr io.Writer) 
 			// ASP commits 1/32 of a shard (the paper's finer ASP, §6.4);
 			// the other systems ignore -batch.
 			cf.batch = max(c.alg.NumPoints()/cf.workers/32, 1)
+			cf.pointBytes = pointBytes(d)
 			c.flags = append(c.flags, cf)
 			c.runs = append(c.runs, make([]*harness.Result, len(cf.plans)))
 			for i, p := range cf.plans {
