@@ -55,7 +55,7 @@ func BenchmarkSync(b *testing.B) {
 	f0 := ref.Curve[0].Objective
 	target := f0 - 0.95*(f0-ref.Final)
 	for _, workers := range []int{4, 16} {
-		for _, s := range []string{"bsp", "ssp:3", "asp", "quorum:0.9"} {
+		for _, s := range []string{"bsp", "ssp:3", "asp", "quorum:0.9", "isp:0.7"} {
 			spec := consistency.MustParse(s)
 			b.Run(fmt.Sprintf("sync=%s/workers=%d", spec, workers), func(b *testing.B) {
 				e := benchExperiment(alg, spec, workers)

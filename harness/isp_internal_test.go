@@ -62,6 +62,18 @@ func TestISPLeaverLosesNothing(t *testing.T) {
 		for i, v := range st.isp.total {
 			gap = max(gap, math.Abs(ledger[i]-v))
 		}
+		// Every worker reported its replica's quality, the tuner's basis
+		// for evicting the worst replica.
+		for _, w := range tu.Workers() {
+			if !w.HasQuality || !(w.Quality > 0) {
+				t.Fatalf("worker %d: quality %v (reported %v)", w.ID, w.Quality, w.HasQuality)
+			}
+		}
+		var out []int
+		for _, ev := range tu.Evictions() {
+			out = append(out, ev.Worker)
+		}
+		t.Logf("evicted %v", out)
 		return gap, res.Flushed, len(tu.Evictions())
 	}
 	gap, flushed, n := run(false)
