@@ -16,7 +16,7 @@
 //     exchange messages over a transport.Transport (in-process by
 //     default), with real compute and real sleeps for stragglers.
 //
-// ISP (isp:v, MLLess §4.1) runs on the virtual clock in MLLess's
+// ISP (isp:v, MLLess §4.1) runs on both clocks in MLLess's
 // parameter-space design: each worker keeps a replica and a local
 // optimizer, filters its parameter changes with filter.Significance, and
 // the coordinator adds the sent changes (see isp.go and docs/runtimes.md).

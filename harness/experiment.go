@@ -265,8 +265,6 @@ func (e *Experiment) validate() error {
 		return fmt.Errorf("harness: semi-centralized FSP (%v) runs on the virtual clock only: the release message has no local-timer field yet: %w", e.Sync, ErrConfig)
 	case e.ScaleIn != nil && (e.Clock != Virtual || (e.Sync.Kind != consistency.BSP && e.Sync.Kind != consistency.FSP && e.Sync.Kind != consistency.ISP) || !e.Algorithm.Minimize()):
 		return fmt.Errorf("harness: the scale-in tuner needs the virtual clock, BSP, FSP or ISP and a minimized objective (got %v, %v): %w", e.Clock, e.Sync, ErrConfig)
-	case e.Sync.Kind == consistency.ISP && e.Clock != Virtual:
-		return fmt.Errorf("harness: %v runs on the virtual clock only: the goroutine runtime's workers have no replica, local optimizer or filter yet: %w", e.Sync, ErrConfig)
 	case e.validateMigration() != nil:
 		return e.validateMigration()
 	case e.ControlSample < 0:

@@ -13,7 +13,7 @@ import (
 	"github.com/syncmodels/syncmodels/transport"
 )
 
-// ISP in the runtimes (MLLess §3, §4.1), virtual clock.
+// ISP in the runtimes (MLLess §3, §4.1), both clocks.
 //
 // The design follows MLLess's architecture rather than this project's
 // parameter server. In MLLess every worker keeps a model replica and its
@@ -80,6 +80,10 @@ type ispWorker struct {
 	f       *filter.Significance
 	replica []float64 // g + acc, then θ' after the local step
 	u       *algorithms.Delta
+	// total is the sum of every update u the worker produced: the ledger
+	// that the global state plus what is held must equal. Per worker, so
+	// that the goroutine runtime's workers do not share it.
+	total []float64
 }
 
 // ispState is a run's ISP state (nil unless Sync is ISP).
@@ -88,9 +92,6 @@ type ispState struct {
 	v       float64
 	// flushed counts the L1 mass of the leaving workers' flushes.
 	flushed float64
-	// total is the sum of every update u any worker produced: the ledger
-	// that the global state plus what is held must equal.
-	total []float64
 	// dropFlush (tests only) discards leaving workers' held updates, to
 	// show the ledger test notices.
 	dropFlush bool
@@ -102,7 +103,7 @@ func newISP(e *Experiment, st *setupState) (*ispState, error) {
 		return nil, fmt.Errorf("harness: %v needs a gradient-descent workload (its delta must add to its parameters); %s has %d parameters and deltas of %d (MLLess trains GD models only): %w",
 			e.Sync, e.Algorithm.Name(), l.Params, l.Delta, ErrConfig)
 	}
-	is := &ispState{v: e.Sync.Threshold, total: make([]float64, l.Delta)}
+	is := &ispState{v: e.Sync.Threshold}
 	for range st.shards {
 		srv, err := e.Algorithm.NewServer(st.theta0)
 		if err != nil {
@@ -117,7 +118,8 @@ func newISP(e *Experiment, st *setupState) (*ispState, error) {
 		if err != nil {
 			return nil, err
 		}
-		is.workers = append(is.workers, &ispWorker{srv: rs, f: f, replica: make([]float64, l.Params), u: algorithms.NewDelta(l)})
+		is.workers = append(is.workers, &ispWorker{srv: rs, f: f, replica: make([]float64, l.Params), u: algorithms.NewDelta(l),
+			total: make([]float64, l.Delta)})
 	}
 	// The coordinator adds the sent updates: no optimizer at the server.
 	st.coord.srv = &sumServer{theta: slices.Clone(st.theta0), layout: l}
@@ -125,22 +127,37 @@ func newISP(e *Experiment, st *setupState) (*ispState, error) {
 }
 
 // process runs worker sh's ISP step on k points released with the global
-// state g, and writes the update it sends into d. It returns what the
-// worker holds back afterwards, for the trace.
+// state g after points points were applied, and writes the update it sends
+// into d. It returns what the worker holds back afterwards, for the trace.
 func (is *ispState) process(sh *shard, g []float64, points int64, k int, d *algorithms.Delta) (*consistency.Held, error) {
 	w := is.workers[sh.id]
+	sh.process(w.prepare(g), k, d)
+	return w.finish(sh.id, d, points)
+}
+
+// prepare sets the worker's replica to g plus its held updates and returns
+// it: the parameters its gradient is computed on.
+func (w *ispWorker) prepare(g []float64) []float64 {
 	copy(w.replica, g)
 	w.f.RangeHeld(func(i int, v float64) bool { w.replica[i] += v; return true })
-	sh.process(w.replica, k, d)
+	return w.replica
+}
+
+// finish turns the gradient sum d computed on the replica into the
+// worker's parameter change u (a local optimizer step, with points the
+// global number of points applied), passes u through the significance
+// filter and writes what it sends into d. It returns what the worker holds
+// back afterwards.
+func (w *ispWorker) finish(id consistency.WorkerID, d *algorithms.Delta, points int64) (*consistency.Held, error) {
 	u := w.u
 	u.Reset()
 	u.Count = d.Count
 	if d.Count > 0 {
 		if err := w.srv.SetParams(w.replica, int(points)); err != nil {
-			return nil, fmt.Errorf("harness: worker %d local optimizer: %w", sh.id, err)
+			return nil, fmt.Errorf("harness: worker %d local optimizer: %w", id, err)
 		}
 		if err := w.srv.Apply(d); err != nil {
-			return nil, fmt.Errorf("harness: worker %d local optimizer: %w", sh.id, err)
+			return nil, fmt.Errorf("harness: worker %d local optimizer: %w", id, err)
 		}
 		theta := w.srv.Params()
 		if !d.Sparse() {
@@ -159,14 +176,14 @@ func (is *ispState) process(sh *shard, g []float64, points int64, k int, d *algo
 		}
 		for lo, hi := range liveSpans(u) {
 			for i, v := range u.Vec[lo:hi] {
-				is.total[lo+i] += v
+				w.total[lo+i] += v
 			}
 		}
 		copy(w.replica, theta)
 	}
 	sent, err := w.f.Step(u, w.replica)
 	if err != nil {
-		return nil, fmt.Errorf("harness: worker %d significance filter: %w", sh.id, err)
+		return nil, fmt.Errorf("harness: worker %d significance filter: %w", id, err)
 	}
 	d.Reset()
 	if err := d.Merge(sent); err != nil {
@@ -174,6 +191,49 @@ func (is *ispState) process(sh *shard, g []float64, points int64, k int, d *algo
 	}
 	d.Count = sent.Count
 	return w.held(), nil
+}
+
+// releasePoints is what a release carries in Points: under ISP the number
+// of points applied so far, which the workers' local optimizers use for
+// the epoch (MLLess counts epochs globally); 0 otherwise.
+func (st *setupState) releasePoints() int64 {
+	if st.isp == nil {
+		return 0
+	}
+	return st.coord.points
+}
+
+// heldRecord is a worker's held state after one commit, reported by a
+// goroutine-runtime worker beside the transport.
+type heldRecord struct {
+	seq, clock uint64
+	held       *consistency.Held
+}
+
+// mergeHeld inserts the workers' held records into the trace, each right
+// after the record of the commit it follows. A record whose commit was
+// never accepted (the run ended first) is dropped.
+func mergeHeld(tr *consistency.Trace, logs [][]heldRecord) {
+	byID := map[consistency.DeltaID]heldRecord{}
+	for w, log := range logs {
+		for _, h := range log {
+			byID[consistency.DeltaID{Worker: consistency.WorkerID(w), Seq: h.seq}] = h
+		}
+	}
+	if len(byID) == 0 {
+		return
+	}
+	out := make([]consistency.Record, 0, len(tr.Records)+len(byID))
+	for _, r := range tr.Records {
+		out = append(out, r)
+		if r.Kind != consistency.RecCommit {
+			continue
+		}
+		if h, ok := byID[consistency.DeltaID{Worker: r.Worker, Seq: r.Seq}]; ok && h.clock == r.Clock {
+			out = append(out, consistency.Record{At: r.At, Kind: consistency.RecHeld, Worker: r.Worker, Clock: r.Clock, Held: h.held})
+		}
+	}
+	tr.Records = out
 }
 
 // held describes what w holds back after its last step.

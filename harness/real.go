@@ -69,8 +69,10 @@ func runReal(ctx context.Context, e *Experiment, st *setupState) (*Result, error
 	defer stopWorkers()
 	g, gctx := errgroup.WithContext(wctx)
 	start := time.Now()
+	workers := make([]*realWorker, len(st.shards))
 	for i, sh := range st.shards {
-		w := &realWorker{e: e, sh: sh, ep: eps[i], job: job}
+		w := &realWorker{e: e, sh: sh, ep: eps[i], job: job, isp: st.isp}
+		workers[i] = w
 		g.Go(func() error { return w.run(gctx) })
 	}
 	rc := &realCoord{e: e, c: st.coord, ep: cep, start: start, job: job,
@@ -89,7 +91,17 @@ func runReal(ctx context.Context, e *Experiment, st *setupState) (*Result, error
 	}
 	tot := tr.Stats().Total()
 	sent := tot.Sent.Total()
-	return &Result{Sync: e.Sync, Clock: Real, Duration: rc.end, BytesSent: sent.Bytes, Messages: sent.Messages}, nil
+	res := &Result{Sync: e.Sync, Clock: Real, Duration: rc.end, BytesSent: sent.Bytes, Messages: sent.Messages}
+	if st.isp != nil {
+		// The workers have ended: their held reports join the trace.
+		logs := make([][]heldRecord, len(workers))
+		for i, w := range workers {
+			logs[i] = w.heldLog
+		}
+		mergeHeld(st.coord.trace, logs)
+		res.Held = st.isp.heldMass(nil)
+	}
+	return res, nil
 }
 
 type realCoord struct {
@@ -289,7 +301,7 @@ func (rc *realCoord) deliver(ctx context.Context, effs []consistency.Effect) err
 			continue
 		}
 		m := &transport.Message{Kind: transport.Release, To: transport.NodeID(e.Worker), Job: rc.job,
-			Version: uint64(e.Version), Clock: e.Clock, Budget: int64(e.Budget), Params: rc.c.params}
+			Version: uint64(e.Version), Clock: e.Clock, Budget: int64(e.Budget), Points: rc.st.releasePoints(), Params: rc.c.params}
 		rc.c.read(now, e)
 		rc.last[e.Worker] = m
 		if err := rc.ep.Send(ctx, m); err != nil {
@@ -318,6 +330,12 @@ type realWorker struct {
 	// owed is the rest of an Injected pause cut short by an interrupt;
 	// the next batch serves it first (as in the simulator).
 	owed time.Duration
+	// isp (ISP runs) holds the workers' replicas, local optimizers and
+	// filters; this worker uses only its own. heldLog is what it reports
+	// after each commit, merged into the trace after the run (the
+	// message format has no field for it).
+	isp     *ispState
+	heldLog []heldRecord
 }
 
 // chunk is how many points a real worker processes between checks for an
@@ -431,6 +449,12 @@ func (w *realWorker) compute(ctx context.Context, m *transport.Message) (*transp
 	w.computing.Store(m.Clock + 1)
 	defer w.computing.Store(0)
 	k := sh.points(int(m.Budget))
+	params := m.Params
+	var iw *ispWorker
+	if w.isp != nil {
+		iw = w.isp.workers[sh.id]
+		params = iw.prepare(m.Params)
+	}
 	t0 := time.Now()
 	var paused time.Duration
 	if w.owed > 0 {
@@ -448,7 +472,7 @@ func (w *realWorker) compute(ctx context.Context, m *transport.Message) (*transp
 		if sh.straggler && st.Kind == Injected && st.Every > 0 {
 			seg = min(seg, st.Every-int(sh.stats.Points%int64(st.Every)))
 		}
-		sh.process(m.Params, seg, w.delta)
+		sh.process(params, seg, w.delta)
 		sh.stats.Points += int64(seg)
 		done += seg
 		if sh.straggler && st.Kind == Injected && st.Every > 0 && sh.stats.Points%int64(st.Every) == 0 {
@@ -469,10 +493,17 @@ func (w *realWorker) compute(ctx context.Context, m *transport.Message) (*transp
 		}
 		paused += time.Since(p0)
 	}
+	seq := sh.nextSeq
+	if iw != nil {
+		h, err := iw.finish(sh.id, w.delta, m.Points)
+		if err != nil {
+			return nil, err
+		}
+		w.heldLog = append(w.heldLog, heldRecord{seq: seq, clock: m.Clock, held: h})
+	}
 	sh.stats.Busy += time.Since(t0)
 	sh.stats.Paused += paused
 	sh.stats.Commits++
-	seq := sh.nextSeq
 	sh.nextSeq++
 	return &transport.Message{Kind: transport.Commit, To: transport.Coordinator, Job: w.job, Seq: seq,
 		Version: m.Version, Clock: m.Clock, Points: int64(done), Delta: w.delta}, nil

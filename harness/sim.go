@@ -399,9 +399,9 @@ func (s *sim) deliver(t time.Duration, effs []consistency.Effect) {
 			var arrive time.Duration
 			if s.store != nil {
 				arrive = s.signal(t, e.Worker, transport.Message{Kind: transport.Release, From: transport.Coordinator, To: transport.NodeID(e.Worker),
-					Job: s.e.Seed, Version: uint64(e.Version), Clock: e.Clock, Budget: int64(e.Budget)})
+					Job: s.e.Seed, Version: uint64(e.Version), Clock: e.Clock, Budget: int64(e.Budget), Points: s.st.releasePoints()})
 			} else {
-				arrive = s.transmit(&s.out, t, releaseSize(e, s.e.Seed, s.st.coord.params), e.Worker)
+				arrive = s.transmit(&s.out, t, releaseSize(e, s.e.Seed, s.st.coord.params, s.st.releasePoints()), e.Worker)
 			}
 			s.push(&simEvent{t: arrive, kind: simRelease, w: e.Worker, eff: e, params: s.st.coord.params})
 		case consistency.EfInterrupt:

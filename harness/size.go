@@ -10,9 +10,11 @@ import (
 // runtime's transport would encode it (transport.Message.Size), so bytes
 // sent agree between the runtimes.
 
-func releaseSize(e consistency.Effect, job uint64, params []float64) int {
+// releaseSize is the size of a release; points is the number of points
+// applied, which an ISP release carries (0 otherwise).
+func releaseSize(e consistency.Effect, job uint64, params []float64, points int64) int {
 	m := transport.Message{Kind: transport.Release, From: transport.Coordinator, To: transport.NodeID(e.Worker), Job: job,
-		Version: uint64(e.Version), Clock: e.Clock, Budget: int64(e.Budget), Params: params}
+		Version: uint64(e.Version), Clock: e.Clock, Budget: int64(e.Budget), Points: points, Params: params}
 	return m.Size()
 }
 

@@ -118,7 +118,9 @@ type Message struct {
 	// example −1, "until the end of the pass"): they travel unchanged and
 	// their meaning is the protocol's.
 	Budget int64
-	// Points (Commit, Progress) is the number of points processed, ≥ 0.
+	// Points (Commit, Progress) is the number of points processed, ≥ 0;
+	// (Release, ISP runs) the number of points applied so far, which the
+	// workers' local optimizers use as the global epoch count.
 	Points int64
 
 	// Params (Release only) is the full parameter vector: empty, or

@@ -97,7 +97,7 @@ func (f *compareFlags) register(fs *flag.FlagSet) {
 	f.workloadFlags.register(fs, workloadDefaults{algo: compareDefaults.algo, k: 10, lr: fmt.Sprintf("%g for lr, the algorithm's default for the others", compareDefaults.lr["lr"]),
 		seed: "data generation, θ0, sharding and which workers straggle"})
 	fs.IntVar(&f.workers, "workers", 16, "workers (one data shard each)")
-	fs.StringVar(&f.syncList, "sync", compareDefaults.syncs, "comma-separated sync models to compare: bsp, bsp:full, ssp:S, asp, quorum:F (fraction), quorum:K (count), fsp[:INTERVAL][:semi], isp[:V] (MLLess significance filter, V default 0.7; virtual clock); or the FSP paper's bspb, bspv (batch tuned by a pilot), fspb (binary-search interval), fspv (linear-fit interval), fspv+semi (with local timers), fspv+asyn (with data migration), fspv+opt (with local timers and data migration)")
+	fs.StringVar(&f.syncList, "sync", compareDefaults.syncs, "comma-separated sync models to compare: bsp, bsp:full, ssp:S, asp, quorum:F (fraction), quorum:K (count), fsp[:INTERVAL][:semi], isp[:V] (MLLess significance filter, V default 0.7); or the FSP paper's bspb, bspv (batch tuned by a pilot), fspb (binary-search interval), fspv (linear-fit interval), fspv+semi (with local timers), fspv+asyn (with data migration), fspv+opt (with local timers and data migration)")
 	fs.IntVar(&f.stragglers, "stragglers", 4, "how many workers straggle, drawn from -seed; 0 = none")
 	fs.StringVar(&f.kind, "straggler-kind", "injected", "injected (pause -tau after every -every points) or natural (-slowdown times slower)")
 	fs.DurationVar(&f.tau, "tau", 32*time.Millisecond, "injected straggler pause")
@@ -197,9 +197,6 @@ func (f *compareFlags) check() error {
 		}
 		if f.clockKind == harness.Real && (p.name == "fspv" || p.name == "fspv+semi" || p.spec.Local || p.migrate) {
 			return fmt.Errorf("-sync %s: FSPV's rollbacks, semi-centralized timers and data migration need -clock virtual", p.name)
-		}
-		if f.clockKind == harness.Real && p.spec.Kind == consistency.ISP {
-			return fmt.Errorf("-sync %s: ISP runs on -clock virtual only", p.name)
 		}
 		if f.indirect && (p.spec.Kind == consistency.FSP || p.tunedBatch) {
 			return fmt.Errorf("-sync %s: FSP's interrupts and tuners are not modelled over -indirect", p.name)

@@ -371,7 +371,6 @@ func TestCompareErrors(t *testing.T) {
 		{[]string{"-algo", "pmf", "-data", "synthetic:blobs"}, 1, "needs"},
 		{[]string{"-workers", "5000", "-stragglers", "0"}, 1, "5000 workers for 4000 points"},
 		{[]string{"-sync", "isp:-1"}, 2, `-sync "isp:-1"`},
-		{[]string{"-sync", "isp", "-clock", "real"}, 2, "ISP runs on -clock virtual only"},
 		{[]string{"-indirect", "-clock", "real"}, 2, "-indirect is a virtual-time cost model"},
 		{[]string{"-indirect", "-sync", "fsp"}, 2, "not modelled over -indirect"},
 		{[]string{"-indirect", "-store-rtt", "-1ms"}, 2, "-store-rtt -1ms"},
