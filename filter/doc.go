@@ -95,12 +95,15 @@
 // plain SGD with learning rate η and batch B a threshold v on parameter
 // changes corresponds to v·B/η on gradient sums; for EM workloads, whose
 // Params and Delta layouts differ, pass as replica the running sufficient
-// statistics (indexed like the delta), not θ.
+// statistics (indexed like the delta), not θ. Package harness runs ISP on
+// parameter changes: each worker's own optimizer turns its gradient into
+// the change it filters (harness/isp.go, docs/runtimes.md).
 //
 // Leaving workers. MLLess §4.2 has the remaining workers average their
 // replicas with the leaving worker's replica to reintegrate its
 // insignificant updates. Flush instead returns the held updates as a delta,
-// which adds exactly the missing mass once, with no averaging of replicas.
+// which adds exactly the missing mass once, with no averaging of replicas
+// (scalein.Average is the paper's arithmetic, for callers who want it).
 //
 // Held and RangeHeld expose the accumulator to a divergence checker: right
 // after a step, every held entry of a checked block satisfies
