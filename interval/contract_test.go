@@ -213,7 +213,7 @@ func TestRandomProcesses(t *testing.T) {
 			p.stages = append(p.stages, stage{from: float64(k) * rng.Float64() * 50, g: linear(rng.NormFloat64()*20, rng.NormFloat64()*10)})
 		}
 		probe := dur(ms, time.Second)
-		lcfg := LinearFitConfig{Minimize: p.minimize, Probe: probe, Min: dur(1, probe), Max: dur(2*probe, 20*probe), Window: 1 + rng.IntN(6), Tolerance: rng.Float64()}
+		lcfg := LinearFitConfig{Minimize: p.minimize, Probe: probe, Min: dur(1, probe), Max: dur(2*probe, 20*probe), Reach: 1 + 8*rng.Float64(), Window: 1 + rng.IntN(6), Tolerance: rng.Float64()}
 		lo := dur(1, 50*ms)
 		bcfg := BinarySearchConfig{Minimize: p.minimize, Factor: 2 + rng.IntN(3), Min: lo, Max: dur(lo, 10*time.Second), Window: 1 + rng.IntN(6)}
 		if rng.IntN(2) == 0 {
@@ -259,7 +259,7 @@ func checkRequest(t *testing.T, name string, tu Tuner, req Request, prev []Reque
 		lo, hi = tu.cfg.Min, tu.cfg.Max
 		if req.Op == OpRollback {
 			n := len(prev)
-			if n < 2 || prev[n-1] != (Request{OpRun, tu.cfg.Probe, 2}) || prev[n-2].Op != OpCheckpoint {
+			if n < 2 || prev[n-1] != (Request{OpRun, tu.probe, 2}) || prev[n-2].Op != OpCheckpoint {
 				t.Fatalf("%s: rollback after %v", name, prev[max(n-2, 0):])
 			}
 		}
@@ -296,9 +296,13 @@ func TestConfigErrors(t *testing.T) {
 		{"BinarySearchConfig.Initial", second(NewBinarySearch(BinarySearchConfig{Initial: -ms}))},
 		{"LinearFitConfig.Probe", second(NewLinearFit(LinearFitConfig{Probe: -ms}))},
 		{"LinearFitConfig.Probe", second(NewLinearFit(LinearFitConfig{Probe: math.MaxInt64 / 2}))},
+		{"LinearFitConfig.Probe", second(NewLinearFit(LinearFitConfig{Probe: math.MaxInt64/128 + 1}))},
 		{"LinearFitConfig.Min", second(NewLinearFit(LinearFitConfig{Min: -ms}))},
 		{"LinearFitConfig.Min", second(NewLinearFit(LinearFitConfig{Min: 300 * ms}))},
 		{"LinearFitConfig.Max", second(NewLinearFit(LinearFitConfig{Max: 300 * ms}))},
+		{"LinearFitConfig.Reach", second(NewLinearFit(LinearFitConfig{Reach: 0.5}))},
+		{"LinearFitConfig.Reach", second(NewLinearFit(LinearFitConfig{Reach: nan}))},
+		{"LinearFitConfig.Reach", second(NewLinearFit(LinearFitConfig{Reach: math.Inf(1)}))},
 		{"LinearFitConfig.Window", second(NewLinearFit(LinearFitConfig{Window: -3}))},
 		{"LinearFitConfig.Tolerance", second(NewLinearFit(LinearFitConfig{Tolerance: nan}))},
 		{"LinearFitConfig.Tolerance", second(NewLinearFit(LinearFitConfig{Tolerance: 1.5}))},
@@ -317,7 +321,7 @@ func TestConfigErrors(t *testing.T) {
 		t.Errorf("BinarySearch defaults %+v", c)
 	}
 	l := must(NewLinearFit(LinearFitConfig{}))(t)
-	if c := l.cfg; c.Probe != 200*ms || c.Min != 12500*time.Microsecond || c.Max != 3200*ms || c.Window != 4 || c.Tolerance != 0.2 {
+	if c := l.cfg; c.Probe != 200*ms || c.Min != 3125*time.Microsecond || c.Max != 12800*ms || c.Reach != 4 || c.Window != 4 || c.Tolerance != 0.2 {
 		t.Errorf("LinearFit defaults %+v", c)
 	}
 }

@@ -20,6 +20,10 @@
 //     the same checkpoint, two at 2η_i; fit g(η) = a·η + b; run at the η*
 //     maximizing Eq. (7), gain(η) = (T − φ·T/(η+φ))·g(η) (Optimum, Gain);
 //     start a new stage when progress falls behind the stage's prediction.
+//     η* is sought within Reach of the stage's probes, and each new stage
+//     probes around the last η* (η*/√2 and √2·η*, our reading of the
+//     paper), so the stages walk towards an optimum far from the first
+//     probe instead of extrapolating to it.
 //     The stage length T scales gain(η) but does not move its maximum, so
 //     no target objective is needed; given one, Stage().Remaining is the
 //     T predicted as |f_cur − f_tar| over the stage's rate.

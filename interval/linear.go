@@ -6,20 +6,26 @@ import (
 	"time"
 )
 
-// LinearFitConfig configures a LinearFit. The zero value probes at 200 ms
-// and 400 ms and maximizes the objective.
+// LinearFitConfig configures a LinearFit. The zero value probes first at
+// 200 ms and 400 ms and maximizes the objective.
 type LinearFitConfig struct {
 	// Minimize is true for an objective that decreases as training
 	// progresses (a loss); false for one that increases (EM's
 	// log-likelihood).
 	Minimize bool
-	// Probe is η_i, the first probe's interval; the second probe runs at
-	// 2·Probe. 0 means 200 ms (FSP §3.3, footnote 1).
+	// Probe is η_1, the first stage's first probe; its second probe runs
+	// at 2·Probe. Later stages probe around the interval the stage before
+	// chose (see LinearFit). 0 means 200 ms (FSP §3.3, footnote 1).
 	Probe time.Duration
-	// Min and Max bound η*. 0 means Probe/16 and 16·Probe: the linear fit
-	// is not extrapolated further than 16 times beyond the probes.
-	// Min ≤ Probe and 2·Probe ≤ Max.
+	// Min and Max bound every interval the tuner asks for: the probes and
+	// every stage's η*. 0 means Probe/64 and 64·Probe. Min ≤ Probe and
+	// 2·Probe ≤ Max.
 	Min, Max time.Duration
+	// Reach bounds how far a stage's linear fit is extrapolated beyond its
+	// probes η_i and 2η_i: η* lies in [η_i/Reach, 2η_i·Reach] (and in
+	// [Min, Max]). An optimum further away is reached over several stages,
+	// each probing around the last η*. 0 means 4; otherwise ≥ 1.
+	Reach float64
 	// Window is how many iterations each monitoring request asks for: the
 	// stage's prediction is checked after every Window iterations. 0 means
 	// 4; otherwise ≥ 1.
@@ -39,14 +45,17 @@ func (c *LinearFitConfig) validate() error {
 	if c.Probe == 0 {
 		c.Probe = 200 * time.Millisecond
 	}
-	if c.Probe < 0 || c.Probe > math.MaxInt64/32 {
-		return bad("LinearFitConfig.Probe", c.Probe, "must be positive and at most MaxInt64/32 ns")
+	if c.Probe < 0 || c.Probe > math.MaxInt64/128 {
+		return bad("LinearFitConfig.Probe", c.Probe, "must be positive and at most MaxInt64/128 ns")
 	}
 	if c.Min == 0 {
-		c.Min = max(c.Probe/16, 1)
+		c.Min = max(c.Probe/64, 1)
 	}
 	if c.Max == 0 {
-		c.Max = 16 * c.Probe
+		c.Max = 64 * c.Probe
+	}
+	if c.Reach == 0 {
+		c.Reach = 4
 	}
 	if c.Window == 0 {
 		c.Window = 4
@@ -62,6 +71,8 @@ func (c *LinearFitConfig) validate() error {
 		return bad("LinearFitConfig.Min", c.Min, fmt.Sprintf("must be ≤ Probe (%v)", c.Probe))
 	case c.Max < 2*c.Probe:
 		return bad("LinearFitConfig.Max", c.Max, fmt.Sprintf("must be ≥ 2·Probe (%v)", 2*c.Probe))
+	case !(c.Reach >= 1) || math.IsInf(c.Reach, 1):
+		return bad("LinearFitConfig.Reach", c.Reach, "must be finite and ≥ 1")
 	case c.Window < 1:
 		return bad("LinearFitConfig.Window", c.Window, "must be ≥ 1")
 	case !(c.Tolerance > 0 && c.Tolerance <= 1):
@@ -77,17 +88,20 @@ func (c *LinearFitConfig) validate() error {
 type Stage struct {
 	// Index counts the stages fitted: 1 for the first, 0 before any.
 	Index int
+	// Probe is the stage's η_i: its probes ran at η_i and 2η_i.
+	Probe time.Duration
 	// Fit is g(η) = A·η + B through the two probes (progress per second of
 	// valid time; §3.3).
 	Fit Line
 	// Phi is φ, the barrier cost measured during the probes (the mean of
 	// their reports' BarrierCost, per iteration).
 	Phi time.Duration
-	// Interval is the stage's η: Optimum(Fit, Phi, Min, Max), or the
-	// fallback.
+	// Interval is the stage's η: Optimum(Fit, Phi, lo, hi) over the
+	// stage's range [lo, hi] = [Probe/Reach, 2·Probe·Reach] ∩ [Min, Max],
+	// or the fallback.
 	Interval time.Duration
 	// Fallback is true when the fit predicted no progress at any η in
-	// [Min, Max] (g ≤ 0 there, or a non-finite fit): Interval is then the
+	// the stage's range (g ≤ 0 there, or a non-finite fit): Interval is then the
 	// probe interval whose measured g gives the higher rate η·g/(η+φ) —
 	// the one that loses least when both lose; the longer one on a tie,
 	// such as no progress at all — and Rate is that rate.
@@ -124,28 +138,39 @@ const (
 const probeIterations = 2
 
 // LinearFit is FSPV, the multi-stage self-corrected linear fitting of FSP
-// §3.3. A stage begins at a checkpoint (the data cursor X_j and the
-// parameters); it runs two iterations at η_i = Probe and measures
-// g(η_i) = Δf/Δt over their valid time Δt (Elapsed − Iterations ×
-// BarrierCost: 2η_i unless a full pass ended an iteration early), rolls
-// back to the checkpoint,
-// runs the same data again for two iterations at 2η_i and measures
-// g(2η_i); it fits g(η) = a·η + b through the two points, takes φ from the
-// probes' barrier costs, and runs at the η* maximizing Eq. (7),
+// §3.3. Stage i begins at a checkpoint (the data cursor X_j and the
+// parameters); it runs two iterations at its probe interval η_i and
+// measures g(η_i) = Δf/Δt over their valid time Δt (Elapsed − Iterations
+// × BarrierCost: 2η_i unless a full pass ended an iteration early), rolls
+// back to the checkpoint, runs the same data again for two iterations at
+// 2η_i and measures g(2η_i); it fits g(η) = a·η + b through the two
+// points, takes φ from the probes' barrier costs, and runs at the η*
+// maximizing Eq. (7),
 //
 //	gain(η) = (T − φ·T/(η + φ))·g(η),
 //
-// over [Min, Max] (see Optimum: η* does not depend on T, so no target is
-// needed). It then monitors the stage: the objective should progress at
-// Rate = η*·g(η*)/(η*+φ) per second; once the progress since the stage
-// began falls short of Rate × elapsed by more than Tolerance of it (the
+// over the stage's range: [η_i/Reach, 2η_i·Reach] within [Min, Max] (see
+// Optimum: η* does not depend on T, so no target is needed). It then
+// monitors the stage: the objective should progress at Rate =
+// η*·g(η*)/(η*+φ) per second; once the progress since the stage began
+// falls short of Rate × elapsed by more than Tolerance of it (the
 // "convergence delay" of §3.3, Fig. 2c: the linear model no longer holds),
 // a new stage begins with a new checkpoint and new probes. A stage that
 // runs ahead of its prediction continues.
 //
+// Where the probes of a new stage lie is our reading of the paper, which
+// names η_i and η_{i+1} = 2η_i but not how η_i is chosen after the first
+// stage. The first stage probes at Probe; stage i+1 probes at η_{i+1} =
+// η*_i/√2 and √2·η*_i (clamped so that both lie in [Min, Max]), so that
+// its two probes bracket the interval the stage before chose and its fit
+// interpolates around it rather than extrapolating from far away. An
+// optimum outside one stage's reach is thus approached stage by stage,
+// each correcting the last (the self-correction of §3.3), instead of
+// being extrapolated from probes fixed at the start.
+//
 // The requests of a stage, in order:
 //
-//	{OpCheckpoint}  {OpRun, Probe, 2}  {OpRollback}  {OpRun, 2·Probe, 2}
+//	{OpCheckpoint}  {OpRun, η_i, 2}  {OpRollback}  {OpRun, 2·η_i, 2}
 //	{OpRun, η*, Window}  {OpRun, η*, Window}  …
 //
 // OpRollback only ever follows the first probe, so the caller keeps one
@@ -157,11 +182,12 @@ type LinearFit struct {
 	hasTarget bool
 	x         exchange
 	phase     fitPhase
-	f         float64 // objective now (the checkpoint's after a rollback)
-	ck        float64 // objective at the checkpoint
-	g1        float64 // progress per valid second of the first probe
-	phi1      float64 // total barrier cost of the first probe, seconds
-	n1        int     // iterations of the first probe
+	probe     time.Duration // η_i of the stage being probed (or the next one)
+	f         float64       // objective now (the checkpoint's after a rollback)
+	ck        float64       // objective at the checkpoint
+	g1        float64       // progress per valid second of the first probe
+	phi1      float64       // total barrier cost of the first probe, seconds
+	n1        int           // iterations of the first probe
 	stage     Stage
 }
 
@@ -171,7 +197,7 @@ func NewLinearFit(cfg LinearFitConfig) (*LinearFit, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	t := &LinearFit{cfg: cfg}
+	t := &LinearFit{cfg: cfg, probe: cfg.Probe}
 	if cfg.Target != nil {
 		t.target, t.hasTarget = *cfg.Target, true
 		t.cfg.Target = nil
@@ -186,11 +212,11 @@ func (t *LinearFit) Next() (Request, error) {
 	case fitCheckpoint:
 		r = Request{Op: OpCheckpoint}
 	case fitProbe1:
-		r = Request{Op: OpRun, Interval: t.cfg.Probe, Iterations: probeIterations}
+		r = Request{Op: OpRun, Interval: t.probe, Iterations: probeIterations}
 	case fitRollback:
 		r = Request{Op: OpRollback}
 	case fitProbe2:
-		r = Request{Op: OpRun, Interval: 2 * t.cfg.Probe, Iterations: probeIterations}
+		r = Request{Op: OpRun, Interval: 2 * t.probe, Iterations: probeIterations}
 	case fitMonitor:
 		r = Request{Op: OpRun, Interval: t.stage.Interval, Iterations: t.cfg.Window}
 	}
@@ -224,6 +250,7 @@ func (t *LinearFit) Observe(rep Report) error {
 		}
 		phi := (t.phi1 + float64(rep.Iterations)*rep.BarrierCost.Seconds()) / float64(t.n1+rep.Iterations)
 		t.stage = t.fit(g2, duration(phi, 0, math.MaxInt64), rep.Objective)
+		t.probe = duration(t.stage.Interval.Seconds()/math.Sqrt2, t.cfg.Min, t.cfg.Max/2)
 		t.f = rep.Objective
 		t.phase = fitMonitor
 	case fitMonitor:
@@ -257,17 +284,20 @@ func (t *LinearFit) quality(from float64, rep Report) (float64, error) {
 	return g, nil
 }
 
-// fit starts a stage from the probes' qualities t.g1 at Probe and g2 at
-// 2·Probe, with barrier cost phi; f is the objective now.
+// fit starts a stage from the probes' qualities t.g1 at η_i = t.probe and
+// g2 at 2η_i, with barrier cost phi; f is the objective now.
 func (t *LinearFit) fit(g2 float64, phi time.Duration, f float64) Stage {
-	e1, e2 := t.cfg.Probe, 2*t.cfg.Probe
+	e1, e2 := t.probe, 2*t.probe
 	s := Stage{
 		Index: t.stage.Index + 1,
+		Probe: e1,
 		Fit:   fitLine(e1.Seconds(), t.g1, e2.Seconds(), g2),
 		Phi:   phi,
 		Start: f,
 	}
-	eta, ok := Optimum(s.Fit, phi, t.cfg.Min, t.cfg.Max)
+	lo := duration(e1.Seconds()/t.cfg.Reach, t.cfg.Min, t.cfg.Max)
+	hi := duration(e2.Seconds()*t.cfg.Reach, t.cfg.Min, t.cfg.Max)
+	eta, ok := Optimum(s.Fit, phi, lo, hi)
 	if ok {
 		s.Interval, s.Rate = eta, rate(s.Fit, eta.Seconds(), phi.Seconds())
 	} else {
@@ -301,7 +331,7 @@ func (t *LinearFit) Restart() error {
 // Interval returns the current stage's η* (Probe before the first fit).
 func (t *LinearFit) Interval() time.Duration {
 	if t.stage.Index == 0 {
-		return t.cfg.Probe
+		return t.probe
 	}
 	return t.stage.Interval
 }

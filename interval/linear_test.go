@@ -22,11 +22,11 @@ func TestLinearFitFindsOptimum(t *testing.T) {
 		{-5, 2, 20 * ms, false},    // 71.7 ms
 		{-0.5, 4, 100 * ms, true},  // 800 ms
 		{-40, 30, 5 * ms, true},    // 56.2 ms
-		{-1, 12, 300 * ms, false},  // 1.616 s
+		{-1, 12, 300 * ms, false},  // 1.616 s: beyond the default reach 1.6 s
 		{-300, 90, 30 * ms, false}, // 69.5 ms; g(2η_i) = −30 < 0
 	} {
 		p := steady(c.minimize, c.phi, linear(c.a, c.b))
-		tu := must(NewLinearFit(LinearFitConfig{Minimize: c.minimize}))(t)
+		tu := must(NewLinearFit(LinearFitConfig{Minimize: c.minimize, Reach: 8}))(t)
 		drive(t, tu, p, 6)
 		s := tu.Stage()
 		want := analytic(Line{A: c.a, B: c.b}, c.phi.Seconds())
@@ -151,7 +151,7 @@ func TestLinearFitFallback(t *testing.T) {
 		{"diverging: the probe that loses less per second", linear(-1, -1), 200 * ms, true},
 		{"diverging, a little less at the longer probe but more per second", linear(1, -5), 200 * ms, true},
 		{"positive only below Min", linear(-100, 0.5), 200 * ms, true}, // g(0.2) = −19.5 > g(0.4) = −39.5
-		{"equal positive probes: fewer barriers", linear(0, 5), 3200 * ms, false},
+		{"equal positive probes: fewer barriers, as far as the stage reaches (2·Probe·Reach)", linear(0, 5), 1600 * ms, false},
 	} {
 		p := steady(true, 50*ms, c.g)
 		tu := must(NewLinearFit(LinearFitConfig{Minimize: true}))(t)
@@ -160,6 +160,45 @@ func TestLinearFitFallback(t *testing.T) {
 		if s.Interval != c.want || s.Fallback != c.fallback || !finite(s.Rate) || !finite(s.Fit.A) || !finite(s.Fit.B) {
 			t.Errorf("%s: stage %+v; want η = %v, fallback %v", c.name, s, c.want, c.fallback)
 		}
+	}
+}
+
+// TestLinearFitWalksToFarOptimum: an optimum beyond the first stage's
+// reach is approached stage by stage, each probing at η*/√2 and √2·η* of
+// the stage before, until the stage's range holds it.
+func TestLinearFitWalksToFarOptimum(t *testing.T) {
+	ms := time.Millisecond
+	p := steady(true, 100*ms, linear(-0.5, 4)) // η* = 800 ms
+	tu := must(NewLinearFit(LinearFitConfig{Minimize: true, Probe: 10 * ms, Max: 4 * time.Second, Reach: 2}))(t)
+	want := analytic(Line{A: -0.5, B: 4}, 0.1)
+	var etas []time.Duration
+	for i := range 5 {
+		if i > 0 {
+			if err := tu.Restart(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		drive(t, tu, p, 6)
+		s := tu.Stage()
+		if s.Index != i+1 {
+			t.Fatalf("stage %d after %d restarts", s.Index, i)
+		}
+		if i > 0 {
+			if wantProbe := time.Duration(math.Round(float64(etas[i-1]) / math.Sqrt2)); s.Probe != wantProbe {
+				t.Errorf("stage %d probed at %v; want η*/√2 = %v of the stage before (%v)", s.Index, s.Probe, wantProbe, etas[i-1])
+			}
+		}
+		// Each stage reaches at most 2·Reach = 4 times its first probe.
+		if s.Interval > 4*s.Probe {
+			t.Errorf("stage %d: η* = %v beyond 4 × its probe %v", s.Index, s.Interval, s.Probe)
+		}
+		etas = append(etas, s.Interval)
+	}
+	if got := etas[len(etas)-1].Seconds(); math.Abs(got-want) > 0.01*want {
+		t.Errorf("stages chose %v; want them to end at %.4gs", etas, want)
+	}
+	if etas[0] != 40*ms {
+		t.Errorf("stage 1 chose %v; want its reach 2·10ms·2 = 40ms", etas[0])
 	}
 }
 
