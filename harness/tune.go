@@ -28,12 +28,20 @@ type tuning struct {
 	sample  *sampler
 	saved   *saved
 	log     []IntervalPoint
+	// probing: the last request was OpCheckpoint or OpRollback, so the
+	// next OpRun is a probe.
+	probing bool
 }
 
 // IntervalPoint is an interval a tuner chose, from time T on.
 type IntervalPoint struct {
 	T        time.Duration
 	Interval time.Duration // consistency.FullBatch for a full-batch round
+	// Probe marks a probe: a run the tuner asked for right after a
+	// checkpoint or a rollback (FSPV's two probes of a stage, §3.3). The
+	// first probe's progress is rolled back: the objective snapshots taken
+	// during it show the checkpoint's parameters.
+	Probe bool
 }
 
 // saved is a checkpoint of a run between rounds.
@@ -45,6 +53,9 @@ type saved struct {
 	params  []float64
 	// migration is the data migration's state (simulator), nil without.
 	migration *migSaved
+	// snaps is how many objective snapshots had been taken: those after
+	// it are of parameters a rollback undoes.
+	snaps int
 }
 
 // tuneHost is what a runtime provides to the tuning.
@@ -113,15 +124,18 @@ func (t *tuning) next(now time.Duration, params []float64, h tuneHost) error {
 				eta = consistency.FullBatch
 			}
 			t.iters, t.phi, t.start = 0, 0, now
-			if n := len(t.log); n == 0 || t.log[n-1].Interval != eta {
-				t.log = append(t.log, IntervalPoint{T: now, Interval: eta})
+			p := IntervalPoint{T: now, Interval: eta, Probe: t.probing}
+			if n := len(t.log); n == 0 || p.Probe || t.log[n-1].Interval != eta || t.log[n-1].Probe {
+				t.log = append(t.log, p)
 			}
+			t.probing = false
 			return h.setInterval(now, eta)
 		case interval.OpCheckpoint:
 			if t.saved, err = h.checkpoint(); err != nil {
 				return err
 			}
 			err = t.t.Observe(interval.Report{Objective: t.objective(t.saved.params)})
+			t.probing = true
 		case interval.OpRollback:
 			if t.saved == nil {
 				return errors.New("harness: interval tuner asked for a rollback before any checkpoint")
@@ -130,6 +144,7 @@ func (t *tuning) next(now time.Duration, params []float64, h tuneHost) error {
 				return err
 			}
 			err = t.t.Observe(interval.Report{})
+			t.probing = true
 		default:
 			return fmt.Errorf("harness: interval tuner asked for unknown op %v", req.Op)
 		}
@@ -146,7 +161,7 @@ func checkpointShards(c *coordinator, shards []*shard) (*saved, error) {
 	if !ok {
 		return nil, fmt.Errorf("harness: %s server cannot checkpoint (it does not implement algorithms.Checkpointer)", c.alg.Name())
 	}
-	s := &saved{version: c.model.Version(), server: sc.Checkpoint(), params: c.params}
+	s := &saved{version: c.model.Version(), server: sc.Checkpoint(), params: c.params, snaps: len(c.snaps)}
 	for _, sh := range shards {
 		wc, ok := sh.w.(algorithms.Checkpointer)
 		if !ok {
@@ -158,7 +173,10 @@ func checkpointShards(c *coordinator, shards []*shard) (*saved, error) {
 	return s, nil
 }
 
-// restoreShards returns the server and workers to s and records it.
+// restoreShards returns the server and workers to s and records it. The
+// objective snapshots taken since the checkpoint become snapshots of the
+// checkpoint's parameters: the progress they showed is undone, and a
+// time to target must not count it.
 func restoreShards(now time.Duration, c *coordinator, shards []*shard, s *saved) error {
 	if err := c.srv.(algorithms.Checkpointer).Restore(s.server); err != nil {
 		return fmt.Errorf("harness: rollback: %w", err)
@@ -170,6 +188,9 @@ func restoreShards(now time.Duration, c *coordinator, shards []*shard, s *saved)
 		sh.cursor = s.cursors[i]
 	}
 	c.params = slices.Clone(c.srv.Params())
+	for i := s.snaps; i < len(c.snaps); i++ {
+		c.snaps[i].theta, c.snaps[i].version = s.params, s.version
+	}
 	c.trace.Add(consistency.Record{At: now, Kind: consistency.RecRollback, Version: s.version})
 	return nil
 }

@@ -135,3 +135,56 @@ func TestRealTuners(t *testing.T) {
 		})
 	}
 }
+
+// A first probe's progress is undone by the rollback, so the objective
+// snapshots taken during it must not show it: they show the checkpoint's
+// parameters (the training state that survives). Otherwise a probe that
+// crossed the target would count towards the time to target. The probe
+// runs are marked in Result.Intervals.
+func TestVirtualRolledBackProbeNotInCurve(t *testing.T) {
+	e := smallExp(blobsKMeans(t, 4000), "fsp")
+	e.EvalEvery = 200 * time.Microsecond // several snapshots within each probe
+	l, err := interval.NewLinearFit(interval.LinearFitConfig{Minimize: true, Probe: 2 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Tuner = l
+	r, err := harness.Run(context.Background(), e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probes, checked := 0, 0
+	for i, iv := range r.Intervals {
+		if !iv.Probe {
+			continue
+		}
+		probes++
+		if i > 0 && r.Intervals[i-1].Probe || i+1 == len(r.Intervals) {
+			continue // a second probe (kept), or a first one the run's end cut
+		}
+		if !r.Intervals[i+1].Probe || r.Intervals[i+1].Interval != 2*iv.Interval {
+			t.Fatalf("probe %v followed by %v; want the second probe at twice the interval", iv, r.Intervals[i+1])
+		}
+		// The snapshots from the first probe's start to the rollback (the
+		// second probe's start) all show the checkpoint's θ.
+		var in []harness.Point
+		for _, p := range r.Curve {
+			if p.T >= iv.T && p.T <= r.Intervals[i+1].T {
+				in = append(in, p)
+			}
+		}
+		if len(in) < 3 {
+			t.Fatalf("probe from %v to %v: only %d snapshots", iv.T, r.Intervals[i+1].T, len(in))
+		}
+		for _, p := range in[1:] {
+			if p.Objective != in[0].Objective || p.Version != in[0].Version {
+				t.Errorf("probe from %v: snapshot at %v has objective %v (version %d), the checkpoint's is %v (version %d)",
+					iv.T, p.T, p.Objective, p.Version, in[0].Objective, in[0].Version)
+			}
+		}
+		checked++
+	}
+	if checked == 0 || probes < 2*checked {
+		t.Fatalf("%d probe runs, %d first probes checked; intervals %v", probes, checked, r.Intervals)
+	}
+}
