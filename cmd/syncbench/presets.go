@@ -39,8 +39,7 @@ var presets = map[string]plan{
 	"fspb": {name: "fspb", spec: consistency.Spec{Kind: consistency.FSP}, tuner: func(alg algorithms.Algorithm, e *harness.Experiment) (interval.Tuner, error) {
 		return interval.NewBinarySearch(interval.BinarySearchConfig{Minimize: alg.Minimize(), Min: e.Cost.PointCost * 16})
 	}},
-	// FSPV: FSP with the multi-stage linear-fit tuner; the probes start at
-	// an eighth of a full-speed pass.
+	// FSPV: FSP with the multi-stage linear-fit tuner (linearFitConfig).
 	"fspv": {name: "fspv", spec: consistency.Spec{Kind: consistency.FSP}, tuner: linearFit},
 	// FSPV with semi-centralized coordination (§5.2): local timers η ± δ_i.
 	"fspv+semi": {name: "fspv+semi", spec: consistency.Spec{Kind: consistency.FSP, Local: true}, tuner: linearFit},
@@ -52,14 +51,32 @@ var presets = map[string]plan{
 }
 
 func linearFit(alg algorithms.Algorithm, e *harness.Experiment) (interval.Tuner, error) {
-	return interval.NewLinearFit(interval.LinearFitConfig{Minimize: alg.Minimize(), Probe: probeInterval(alg, e)})
+	return interval.NewLinearFit(linearFitConfig(alg, e))
 }
 
-// probeInterval is FSPV's first probe: an eighth of the time a full-speed
-// worker takes for a pass over its shard, at least 1 ms.
+// linearFitConfig is FSPV's tuner configuration, the same rule for every
+// workload, in units of the cost model: P is the time a full-speed worker
+// takes for a pass over its shard.
+//
+//   - The first probe is P/64 (at least Min): "η_i is usually very small"
+//     (FSP §3.3; its 200 ms default is a small fraction of a pass over the
+//     paper's 300,000-point shards).
+//   - η* and later probes lie in [16 points' time, P] (FSPB's lower bound;
+//     beyond P the early trigger ends every round at the fastest worker's
+//     pass, so a longer η behaves the same).
+//   - Each stage reaches 4 times beyond its probes (the default), and its
+//     prediction is checked every 16 iterations, which averages the noise
+//     of the objective over short rounds and amortizes the probes.
+func linearFitConfig(alg algorithms.Algorithm, e *harness.Experiment) interval.LinearFitConfig {
+	pass := time.Duration(alg.NumPoints()/max(e.Workers, 1)) * e.Cost.PointCost
+	lo := 16 * e.Cost.PointCost
+	probe := max(pass/64, lo)
+	return interval.LinearFitConfig{Minimize: alg.Minimize(), Probe: probe, Min: lo, Max: max(pass, 2*probe), Window: 16}
+}
+
+// probeInterval is FSPV's first probe (linearFitConfig).
 func probeInterval(alg algorithms.Algorithm, e *harness.Experiment) time.Duration {
-	shard := alg.NumPoints() / max(e.Workers, 1)
-	return max(time.Duration(shard)*e.Cost.PointCost/8, time.Millisecond)
+	return linearFitConfig(alg, e).Probe
 }
 
 // parsePlan reads one -sync entry.

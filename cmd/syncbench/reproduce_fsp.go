@@ -71,10 +71,15 @@ const fspSweepSetting = 0
 // fspSweepSteps is the number of fixed intervals of the sweep: P/2^k for k
 // = fspSweepSteps−1 … 0, P the time a full-speed worker takes for a pass
 // over its shard (the longest interval that is not cut short by the
-// early trigger). The grid covers FSPV's default range of η* (its probe is
-// P/8, its bounds P/128 … 2P) and FSPB's lower bound (16 points' time,
-// P/187 at full scale).
+// early trigger). The grid covers FSPV's range (its first probe is P/64,
+// its bounds 16 points' time … P; 16 points are P/187 at full scale).
 const fspSweepSteps = 10
+
+// fspSweepSnapshots is how many objective snapshots a run of the sweep
+// takes (every run length/fspSweepSnapshots), FSPV's rerun included: 5
+// times compare's grid, so that times to target a few snapshots long
+// (LR's best is) are resolved well within the acceptance factor.
+const fspSweepSnapshots = 500
 
 // fspAcceptance is the criterion: FSPV's time to target within
 // this factor of the best fixed interval's.
@@ -221,9 +226,12 @@ type fspCase struct {
 	flags [](*compareFlags)
 	// runs per setting, per system (fspSystems order).
 	runs [][]*harness.Result
-	// the interval sweep (fspSweepSetting): etas and their runs.
-	etas  []time.Duration
-	sweep []*harness.Result
+	// the interval sweep (fspSweepSetting, on the finer snapshot grid of
+	// sweepFlags): etas and their runs, and FSPV's run on the same grid.
+	sweepFlags *compareFlags
+	etas       []time.Duration
+	sweep      []*harness.Result
+	sweepFSPV  *harness.Result
 	// initial is the objective at θ0; best the best final objective over
 	// runs (every setting); target is derived from them as compare does.
 	initial, best, target float64
@@ -359,17 +367,21 @@ func runFSP(ctx context.Context, f *fspFlags, scale fspScale, stderr io.Writer) 
 			}
 		}
 		if w.sweep {
-			cf := c.flags[fspSweepSetting]
-			pass := shardPass(c.alg, cf)
+			cf := *c.flags[fspSweepSetting]
+			cf.evalEvery = max(cf.duration/fspSweepSnapshots, 1)
+			c.sweepFlags = &cf
+			pass := shardPass(c.alg, &cf)
 			for k := fspSweepSteps - 1; k >= 0; k-- {
 				c.etas = append(c.etas, pass>>k)
 			}
 			c.sweep = make([]*harness.Result, len(c.etas))
+			name := w.key + " " + fspSettings[fspSweepSetting].key + " sweep "
 			for i, eta := range c.etas {
 				spec := consistency.Spec{Kind: consistency.FSP, Interval: eta}
 				p := plan{name: spec.String(), spec: spec}
-				jobs = append(jobs, fspJob{c: c, f: cf, p: p, name: w.key + " " + fspSettings[fspSweepSetting].key + " " + p.name, out: &c.sweep[i], cost: jobCost(cf, d)})
+				jobs = append(jobs, fspJob{c: c, f: &cf, p: p, name: name + p.name, out: &c.sweep[i], cost: jobCost(&cf, d)})
 			}
+			jobs = append(jobs, fspJob{c: c, f: &cf, p: presets["fspv"], name: name + "fspv", out: &c.sweepFSPV, cost: jobCost(&cf, d)})
 		}
 	}
 	slices.SortStableFunc(jobs, func(a, b fspJob) int { return cmp.Compare(b.cost, a.cost) })

@@ -49,6 +49,8 @@ type fspSweep struct {
 	mainEta   time.Duration // the interval FSPV ran longest before its target (or the end)
 	shares    []etaShare    // FSPV's intervals by time, longest first
 	stages    int           // FSPV stages (probe pairs)
+	probing   float64       // the share of that time FSPV spent in probes
+	grid      time.Duration // the sweep's snapshot interval
 }
 
 // etaShare is how long FSPV ran at one interval.
@@ -57,9 +59,15 @@ type etaShare struct {
 	share float64
 }
 
+// firstProbe reports whether Intervals[i] of r is the first probe of a
+// stage.
+func firstProbe(r *harness.Result, i int) bool {
+	return r.Intervals[i].Probe && (i == 0 || !r.Intervals[i-1].Probe)
+}
+
 func (c *fspCase) sweepSummary() fspSweep {
-	f := c.flags[fspSweepSetting]
-	sw := fspSweep{pass: shardPass(c.alg, f), best: -1, fspv: -1}
+	f := c.sweepFlags
+	sw := fspSweep{pass: shardPass(c.alg, f), best: -1, fspv: -1, grid: f.evalEvery}
 	if b := c.system(fspSweepSetting, "bspb"); b != nil && b.Versions > 0 {
 		sw.fullRound = b.Duration / time.Duration(b.Versions)
 	}
@@ -71,7 +79,7 @@ func (c *fspCase) sweepSummary() fspSweep {
 			sw.best, sw.bestEta = t, c.etas[i]
 		}
 	}
-	r := c.system(fspSweepSetting, "fspv")
+	r := c.sweepFSPV
 	if r == nil {
 		return sw
 	}
@@ -80,12 +88,12 @@ func (c *fspCase) sweepSummary() fspSweep {
 	if sw.fspv >= 0 {
 		end = sw.fspv
 	}
-	var total time.Duration
+	var total, probing time.Duration
 	for i, iv := range r.Intervals {
 		if iv.T >= end {
 			break
 		}
-		if iv.Interval == sw.probe {
+		if firstProbe(r, i) {
 			sw.stages++
 		}
 		to := end
@@ -96,6 +104,9 @@ func (c *fspCase) sweepSummary() fspSweep {
 			continue
 		}
 		total += to - iv.T
+		if iv.Probe {
+			probing += to - iv.T
+		}
 		// Intervals that print the same are one.
 		if k := slices.IndexFunc(sw.shares, func(s etaShare) bool { return fmtDur(s.eta) == fmtDur(iv.Interval) }); k >= 0 {
 			sw.shares[k].share += float64(to - iv.T)
@@ -105,6 +116,9 @@ func (c *fspCase) sweepSummary() fspSweep {
 	}
 	for i := range sw.shares {
 		sw.shares[i].share /= float64(total)
+	}
+	if total > 0 {
+		sw.probing = float64(probing) / float64(total)
 	}
 	slices.SortStableFunc(sw.shares, func(a, b etaShare) int {
 		switch {
@@ -234,10 +248,10 @@ func (r *fspReport) setup() {
 	r.p("- **Stragglers** (§6.1), drawn from the seed, the same workers in every run: *Injected*: %s; *Natural*: %s; and none (Fig. 8).\n",
 		r.stragglers(0), r.stragglers(1))
 	r.p("- **Systems** (§6.1): `bspb` full-batch BSP; `bspv` mini-batch BSP, batch chosen by a pilot of 10%% of the run for each of 1/32 … 1/1 of a shard (not charged to the run: it favours BSPV); ")
-	r.p("`asp` asynchronous, each worker committing 1/32 of its shard at a time (the paper's finer ASP, §6.4); `fspb` FSP with the binary-search interval tuner, η0 measured by a full-batch round; `fspv` FSP with the multi-stage linear-fit tuner (probes at P/8, at least 1 ms, and twice that, P the time of a full-speed pass over a shard; η* between 1/16 and 16 times the first probe; its probes and rollbacks are charged to the run).\n")
+	r.p("`asp` asynchronous, each worker committing 1/32 of its shard at a time (the paper's finer ASP, §6.4); `fspb` FSP with the binary-search interval tuner, η0 measured by a full-batch round; `fspv` FSP with the multi-stage linear-fit tuner (the first stage probes at P/64 and P/32, P the time of a full-speed pass over a shard; each later stage probes at η*/√2 and √2·η* of the stage before; η* within 4× of the stage's probes and between 16 points' time and P; the prediction checked every 16 iterations; its probes and rollbacks are charged to the run, and the objective snapshots taken during a rolled-back probe show the checkpoint's parameters).\n")
 	r.p("- **Target** (one per workload, the same for its %d runs): `f0 − 0.99·(f0 − best)`, with f0 the objective at θ0 and *best* the best final objective over the workload's runs in all three settings — `syncbench compare`'s derived target, pooled over the settings so that times compare across them. ",
 		len(fspSystems)*len(fspSettings))
-	r.p("(The paper presets a target objective, §5.3.) The time to target is the first objective snapshot at or past it; snapshots are 1/100 of the run apart, so times are rounded up to that grid. A run that never gets there within its run length is *not reached*.\n")
+	r.p("(The paper presets a target objective, §5.3.) The time to target is the first objective snapshot at or past it; snapshots are 1/100 of the run apart, so times are rounded up to that grid (the Fig. 15 sweep uses a finer one). A run that never gets there within its run length is *not reached*.\n")
 	r.p("- **Speedups** are ratios of times to target when both runs reached it. When only one did, the ratio is a bound that uses the other's run length as its time (`> x`: the faster system reached, the other did not; `< x`: the other way round); `n/a` when neither did.\n\n")
 	r.p("**Workloads.** Synthetic stand-ins with the dimensions of the paper's smaller data sets (*SDT*, §6.1; NMF's matrix narrower) but far fewer points, so that the whole report runs in minutes on two cores; and Fashion-MNIST (not in the paper, which uses MNIST only for its CNN) when installed. The synthetic blobs have as many clusters as the models fit.\n\n")
 	rows := [][]string{{"workload", "paper's data set (P×D)", "here", "model", "shard (pass P)", "run length", "snapshot every"}}
@@ -492,7 +506,7 @@ func (r *fspReport) fspbLine() string {
 // fspvLine summarizes FSPV's stages and intervals.
 func (r *fspReport) fspvLine() string {
 	var stages, runs int
-	var secs, atMax, total float64
+	var secs, atMax, probing, total float64
 	for _, c := range r.ran {
 		for s := range fspSettings {
 			run := c.system(s, "fspv")
@@ -501,11 +515,11 @@ func (r *fspReport) fspvLine() string {
 			}
 			e := c.flags[s].experiment(c.alg, consistency.Spec{Kind: consistency.FSP})
 			e.Cost = withCostDefaults(e.Cost)
-			probe := probeInterval(c.alg, &e)
+			hi := linearFitConfig(c.alg, &e).Max
 			runs++
 			secs += run.Duration.Seconds()
 			for i, iv := range run.Intervals {
-				if iv.Interval == probe {
+				if firstProbe(run, i) {
 					stages++
 				}
 				to := run.Duration
@@ -513,7 +527,10 @@ func (r *fspReport) fspvLine() string {
 					to = run.Intervals[i+1].T
 				}
 				total += (to - iv.T).Seconds()
-				if iv.Interval == 16*probe {
+				switch {
+				case iv.Probe:
+					probing += (to - iv.T).Seconds()
+				case iv.Interval == hi:
 					atMax += (to - iv.T).Seconds()
 				}
 			}
@@ -522,8 +539,8 @@ func (r *fspReport) fspvLine() string {
 	if runs == 0 || total == 0 {
 		return ""
 	}
-	return fmt.Sprintf("FSPV began a new stage (a checkpoint, two iterations at its probe P/8 that are rolled back, two at P/4, a new fit) %.0f times per virtual second on average, and spent %.0f%% of its time at its upper bound 16 × probe = 2P, where rounds end by the early trigger.",
-		float64(stages)/secs, 100*atMax/total)
+	return fmt.Sprintf("FSPV began a new stage (a checkpoint, two iterations at η_i that are rolled back, two at 2η_i, a new fit) %.0f times per virtual second on average; it spent %.0f%% of its time in these probes and %.0f%% at its upper bound P, where rounds end by the early trigger.",
+		float64(stages)/secs, 100*probing/total, 100*atMax/total)
 }
 
 // gapBullets explains what in this setup differs from the paper's and
@@ -554,7 +571,7 @@ func (r *fspReport) gapBullets() string {
 		fmt.Fprintf(&b, " %s %s the target within two snapshots under the fastest system, so those rows mostly measure the first rounds and are rounded to the snapshot grid.", strings.Join(early, ", "), verb)
 	}
 	b.WriteString("\n- **Cheap barriers, free pilots.** A barrier costs only latency, bandwidth (10 Gbit/s, 10× the paper's) and merge time: no JVM, no garbage collection, no network jitter. BSPV therefore affords batches of 1/32 of a shard, and its batch is chosen by pilots worth 60% of a run that are not charged; FSPV pays for its probes and rollbacks inside its run. Without stragglers those cheap mini-batch updates compete well with FSPV (the paper found FSPV about 1.3× faster there); with stragglers BSPV still waits for every pause (τ = 32 ms), which is where FSPV gains.\n")
-	b.WriteString("- **FSPV's interval.** FSPV fits g(η) linearly between its two probes (P/8 and P/4 with `syncbench`'s default probe) and maximizes Eq. 7 over P/128 … 2P: a best interval outside that range is out of its reach, and the fit is extrapolated far from the probes. ")
+	b.WriteString("- **FSPV's interval.** FSPV fits g(η) linearly between its two probes and maximizes Eq. 7 within 4× of them; each new stage probes around the last η*, so that the stages walk towards an optimum far from the first probe (our reading of §3.3, whose footnote sets every η_i to a user value, 200 ms by default). The stages end when progress falls 20% behind the stage's prediction, which a decelerating objective soon does, and each begins with two rolled-back iterations. ")
 	var sws []string
 	for _, c := range r.ran {
 		if len(c.sweep) == 0 {
@@ -606,8 +623,10 @@ func (r *fspReport) intervals() {
 		r.p("No sweep workload ran (-algos).\n\n")
 		return
 	}
-	r.p("FSP with a fixed barrier interval η on a log grid, %s stragglers, for %s; each time to target against FSPV's (the `fspv` run of the table above, same setting). ",
+	r.p("FSP with a fixed barrier interval η on a log grid, %s stragglers, for %s; each time to target against FSPV's (the `fspv` run of the table above, same setting, rerun on the sweep's snapshot grid). ",
 		fspSettings[fspSweepSetting].label, r.sweepNames(sweeps))
+	r.p("Every run of the sweep, FSPV's included, takes an objective snapshot every 1/%d of its run length (%s for %s), %d times as often as the tables above (the evaluations are off the clock), so that short times to target are resolved: a time is rounded up by less than one snapshot. ",
+		fspSweepSnapshots, fmtDur(sweeps[0].sweepFlags.evalEvery), sweeps[0].w.label, fspSweepSnapshots/100)
 	r.p("η is given in ms, as a fraction of P (a full-speed pass over a shard; η ≥ P is cut short by the early trigger, so the grid stops there) and, as in the paper's x-axis, of BSPB's mean full-batch round in the same setting. ")
 	r.p("The issue's acceptance criterion: FSPV's time to target within %.3g× of the best fixed η's.\n\n", fspAcceptance)
 	for _, c := range sweeps {
@@ -628,8 +647,8 @@ func (r *fspReport) intervals() {
 		}
 		rows = append(rows, []string{"FSPV: mostly " + fmtDur(sw.mainEta), r.frac(sw.mainEta, sw.pass), r.frac(sw.mainEta, sw.fullRound), fmtTTT(sw.fspv), rel})
 		r.table(rows)
-		r.p("\nFull-batch round (BSPB, %s): %s. FSPV ran %d stage(s) (probe pairs at %s and %s); its intervals before it reached the target (or the end), by share of that time: %s.\n\n",
-			fspSettings[fspSweepSetting].label, fmtDur(sw.fullRound), sw.stages, fmtDur(sw.probe), fmtDur(2*sw.probe), r.shareLine(sw))
+		r.p("\nFull-batch round (BSPB, %s): %s. Before it reached the target (or the end), FSPV ran %d stage(s) (the first probing at %s and %s, each later one around the last η*) and spent %.0f%% of that time in probes; its intervals by share of that time: %s.\n\n",
+			fspSettings[fspSweepSetting].label, fmtDur(sw.fullRound), sw.stages, fmtDur(sw.probe), fmtDur(2*sw.probe), 100*sw.probing, r.shareLine(sw))
 		r.p("**Acceptance (FSPV within %.3g× of the best fixed η): %s**\n\n", fspAcceptance, r.verdict(sw))
 		r.p("![Fig. 15 here, %s](fsp/fig15-%s.png)\n\n", c.w.label, c.w.key)
 	}
@@ -796,6 +815,9 @@ func (r *fspReport) csv(path string) error {
 		}
 		for i, run := range c.sweep {
 			add(c, fspSweepSetting, "fsp", c.etas[i], run)
+		}
+		if c.sweepFSPV != nil {
+			add(c, fspSweepSetting, "fspv (sweep grid)", 0, c.sweepFSPV)
 		}
 	}
 	return writeCSVFile(path, rows)
