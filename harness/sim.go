@@ -119,12 +119,37 @@ type sim struct {
 	store *storeState
 	// mig is the data migration (Experiment.Migrate), nil without.
 	mig *migration
+	// tuned is the interval the tuner set during the current
+	// afterRound, 0 if none (semi-centralized rounds take it at once).
+	tuned time.Duration
 }
 
 func (s *sim) setInterval(now, eta time.Duration) error {
 	effs, err := s.st.coord.step(now, consistency.Event{Kind: consistency.EvSetInterval, Interval: eta})
 	s.later = append(s.later, effs...)
+	s.tuned = eta
 	return err
+}
+
+// retime gives the releases of a semi-centralized round the interval the
+// tuner set after the model made them: the model takes a new interval
+// from the next release on, but these releases have not left yet, so the
+// round runs at the interval the tuner asked for (as a centralized
+// round's timer is re-armed).
+func (s *sim) retime(effs []consistency.Effect) {
+	if !s.e.Sync.Local || s.tuned == 0 {
+		return
+	}
+	for i := range effs {
+		if effs[i].Kind == consistency.EfRelease {
+			if s.tuned == consistency.FullBatch {
+				effs[i].Interval = 0
+			} else {
+				effs[i].Interval = s.tuned
+			}
+		}
+	}
+	s.tuned = 0
 }
 
 func (s *sim) checkpoint() (*saved, error) {
@@ -171,6 +196,7 @@ func (s *sim) afterRound(t time.Duration, effs []consistency.Effect, begin bool)
 		}
 	}
 	s.lastV = s.st.coord.model.Version()
+	s.retime(effs)
 	if err := s.localTimers(effs); err != nil {
 		return err
 	}
