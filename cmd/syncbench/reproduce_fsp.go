@@ -43,10 +43,10 @@ import (
 // Markdown and PNGs on any machine, except the line with the wall time.
 
 // fspSystems are the configurations of Figs. 7 and 8, in the order of the
-// report's columns: parsePlan names (presets.go). FSPV+opt (data migration
-// and semi-centralized timers, Figs. 11, 12 and 16) is added here as
-// "fspv+opt" once parsePlan accepts it; the report then gains the column.
-var fspSystems = []string{"bspb", "bspv", "asp", "fspb", "fspv"}
+// report's columns: parsePlan names (presets.go). FSPV+opt is FSPV with
+// data migration and semi-centralized timers (§6, Fig. 11); Fig. 12's runs
+// are in reproduce_fsp_migrate.go.
+var fspSystems = []string{"bspb", "bspv", "asp", "fspb", "fspv", "fspv+opt"}
 
 // fspSetting is a straggler setting of §6.2.
 type fspSetting struct {
@@ -107,31 +107,36 @@ type fspScale struct {
 	nmfRows  int           // rows of the NMF matrix
 	fmnist   int           // Fashion-MNIST images used; 0 = all 60,000
 	duration time.Duration // per run; some workloads take a multiple
+	migN     int           // points of Fig. 12's data sets
 }
 
 var (
-	fspFull  = fspScale{n: 48000, nmfRows: 8000, duration: time.Second}
-	fspQuick = fspScale{n: 1600, nmfRows: 800, fmnist: 1600, duration: 50 * time.Millisecond}
+	fspFull  = fspScale{n: 48000, nmfRows: 8000, duration: time.Second, migN: 256000}
+	fspQuick = fspScale{n: 1600, nmfRows: 800, fmnist: 1600, duration: 50 * time.Millisecond, migN: 3200}
 )
+
+// blobsData makes Gaussian blobs as synthetic:blobs draws them (the same
+// seeding), with the spread and cluster count given.
+func blobsData(n, d, k int, spread float64) func(uint64) (*data, string, error) {
+	return func(seed uint64) (*data, string, error) {
+		rng := rand.New(rand.NewPCG(seed, 0xda7a))
+		return &data{spec: fmt.Sprintf("synthetic:blobs (%d Gaussian blobs, spread %g)", k, spread), dense: dataset.Blobs(rng, n, d, k, spread)}, "", nil
+	}
+}
+
+// syntheticData makes synthetic:NAME data of n points of dimension d.
+func syntheticData(name string, n, d int) func(uint64) (*data, string, error) {
+	return func(seed uint64) (*data, string, error) {
+		dd, err := loadData("synthetic:"+name, synthSize{n, d}, seed)
+		return dd, "", err
+	}
+}
 
 // fspWorkloads lists the workloads of the report at scale s; fmnist is the
 // Fashion-MNIST directory ("" skips it).
 func fspWorkloads(s fspScale, fmnist string) []fspWorkload {
 	dur := func(x float64) string { return time.Duration(x * float64(s.duration)).String() }
-	// Gaussian blobs as synthetic:blobs draws them (the same seeding), with
-	// the spread and cluster count chosen here.
-	blobs := func(n, d, k int, spread float64) func(uint64) (*data, string, error) {
-		return func(seed uint64) (*data, string, error) {
-			rng := rand.New(rand.NewPCG(seed, 0xda7a))
-			return &data{spec: fmt.Sprintf("synthetic:blobs (%d Gaussian blobs, spread %g)", k, spread), dense: dataset.Blobs(rng, n, d, k, spread)}, "", nil
-		}
-	}
-	synth := func(name string, n, d int) func(uint64) (*data, string, error) {
-		return func(seed uint64) (*data, string, error) {
-			dd, err := loadData("synthetic:"+name, synthSize{n, d}, seed)
-			return dd, "", err
-		}
-	}
+	blobs, synth := blobsData, syntheticData
 	fm := func(seed uint64) (*data, string, error) {
 		if fmnist == "" {
 			return nil, "Fashion-MNIST skipped (-fashion-mnist \"\")", nil
@@ -310,11 +315,12 @@ func reproduceFSP(args []string, stdout, stderr io.Writer) int {
 	// Create the output directory first, so a bad -out fails before the runs.
 	err := os.MkdirAll(filepath.Join(f.out, "fsp"), 0o755)
 	var cases []*fspCase
+	var migs []*fspMigCase
 	if err == nil {
-		cases, err = runFSP(ctx, &f, scale, stderr)
+		cases, migs, err = runFSP(ctx, &f, scale, stderr)
 	}
 	if err == nil {
-		err = writeFSPReport(&f, scale, cases, time.Since(start))
+		err = writeFSPReport(&f, scale, cases, migs, time.Since(start))
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "syncbench reproduce fsp: %v\n", oneLine(err))
@@ -326,7 +332,7 @@ func reproduceFSP(args []string, stdout, stderr io.Writer) int {
 
 // runFSP loads every workload and runs every job, GOMAXPROCS at a time
 // (the results do not depend on the order), then derives the targets.
-func runFSP(ctx context.Context, f *fspFlags, scale fspScale, stderr io.Writer) ([]*fspCase, error) {
+func runFSP(ctx context.Context, f *fspFlags, scale fspScale, stderr io.Writer) ([]*fspCase, []*fspMigCase, error) {
 	var cases []*fspCase
 	var jobs []fspJob
 	for _, w := range fspWorkloads(scale, f.fmnist) {
@@ -338,7 +344,7 @@ func runFSP(ctx context.Context, f *fspFlags, scale fspScale, stderr io.Writer) 
 		cases = append(cases, c)
 		d, note, err := w.load(f.seed)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", w.key, err)
+			return nil, nil, fmt.Errorf("%s: %w", w.key, err)
 		}
 		if d == nil {
 			c.note = note
@@ -348,11 +354,11 @@ func runFSP(ctx context.Context, f *fspFlags, scale fspScale, stderr io.Writer) 
 		for _, s := range fspSettings {
 			cf, err := w.flagsFor(s, f.seed, fspSystems)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if c.alg == nil {
 				if c.alg, err = build(&cf.workloadFlags, d); err != nil {
-					return nil, fmt.Errorf("%s: %w", w.key, err)
+					return nil, nil, fmt.Errorf("%s: %w", w.key, err)
 				}
 				c.minimize = c.alg.Minimize()
 			}
@@ -384,6 +390,11 @@ func runFSP(ctx context.Context, f *fspFlags, scale fspScale, stderr io.Writer) 
 			jobs = append(jobs, fspJob{c: c, f: &cf, p: presets["fspv"], name: name + "fspv", out: &c.sweepFSPV, cost: jobCost(&cf, d)})
 		}
 	}
+	migs, mjobs, err := fig12Jobs(f, scale)
+	if err != nil {
+		return nil, nil, err
+	}
+	jobs = append(jobs, mjobs...)
 	slices.SortStableFunc(jobs, func(a, b fspJob) int { return cmp.Compare(b.cost, a.cost) })
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
@@ -409,7 +420,7 @@ func runFSP(ctx context.Context, f *fspFlags, scale fspScale, stderr io.Writer) 
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, c := range cases {
 		if c.note != "" {
@@ -424,5 +435,6 @@ func runFSP(ctx context.Context, f *fspFlags, scale fspScale, stderr io.Writer) 
 		}
 		c.best, c.target = deriveTarget(c.initial, finals, c.minimize)
 	}
-	return cases, nil
+	deriveMigTargets(migs)
+	return cases, migs, nil
 }
