@@ -57,7 +57,10 @@ type Worker interface {
 	// modify it meanwhile.
 	SetParams(theta []float64)
 	// Process adds the contributions of local points lo..hi-1 under the
-	// current parameters to d and adds hi-lo to d.Count.
+	// current parameters to d and adds hi-lo to d.Count. It must be
+	// split-invariant: Process(lo, m, d) then Process(m, hi, d) leaves d
+	// bit for bit as Process(lo, hi, d) does (the goroutine runtime
+	// processes a batch in chunks; algotest checks it).
 	Process(lo, hi int, d *Delta)
 	// Evaluate returns this shard's partial objective under the current
 	// parameters.

@@ -108,7 +108,13 @@ func TestRealBSPMatchesTrainer(t *testing.T) {
 }
 
 func testBSPMatchesTrainer(t *testing.T, clock harness.Clock) {
-	alg := blobsKMeans(t, 4000)
+	testBSPMatchesTrainerOn(t, blobsKMeans(t, 4000), clock)
+	// LR: the goroutine runtime processes a batch of 100 in 16-point
+	// chunks; Worker.Process is split-invariant, so the sums are the same.
+	testBSPMatchesTrainerOn(t, logisticLR(t), clock)
+}
+
+func testBSPMatchesTrainerOn(t *testing.T, alg algorithms.Algorithm, clock harness.Clock) {
 	for _, batch := range []int{0, 100} {
 		e := smallExp(alg, "bsp")
 		e.Batch = batch

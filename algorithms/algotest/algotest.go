@@ -77,6 +77,23 @@ func Check(t *testing.T, alg algorithms.Algorithm, opt Options) {
 		compareDelta(t, "batch cut at random points", d, dWhole, opt.Tol)
 	})
 
+	t.Run("split-invariant", func(t *testing.T) {
+		// Consecutive calls into one delta are one call, bit for bit: the
+		// goroutine runtime processes a batch in chunks (to notice FSP's
+		// interrupts) and must compute what the simulator computes.
+		w := newWorker(t, alg, all, theta0)
+		d := algorithms.NewDelta(l)
+		cuts := rand.New(rand.NewPCG(opt.Seed, 11))
+		for lo := 0; lo < n; {
+			hi := min(n, lo+1+cuts.IntN(max(1, n/3)))
+			w.Process(lo, hi, d)
+			lo = hi
+		}
+		if d.Count != dWhole.Count || !slices.Equal(d.Vec, dWhole.Vec) {
+			t.Errorf("%s: Process in pieces into one delta differs from one call (Worker.Process must be split-invariant)", alg.Name())
+		}
+	})
+
 	t.Run("shards-merge", func(t *testing.T) {
 		cuts := []int{0, n / 4, n / 2, n}
 		merged := algorithms.NewDelta(l)

@@ -253,14 +253,16 @@ func (w *denseWorker) Process(lo, hi int, d *algorithms.Delta) {
 	D, X, y := w.m.d, w.m.data.X, w.m.y
 	wt, b := w.theta[:D], w.theta[D]
 	g := d.Vec[:D]
-	gb := 0.0
+	// The bias sum continues d's, point by point, like the weights:
+	// splitting lo..hi across calls gives the same bits.
+	gb := d.Vec[D]
 	for _, i := range w.points[lo:hi] {
 		x := X[i*D : (i+1)*D]
 		r := sigmoid(kernel.Dot(x, wt)+b) - y[i]
 		kernel.Axpy(r, x, g)
 		gb += r
 	}
-	d.Vec[D] += gb
+	d.Vec[D] = gb
 	d.Count += hi - lo
 }
 
@@ -344,7 +346,7 @@ func (w *sparseWorker) Process(lo, hi int, d *algorithms.Delta) {
 	}
 	s, y, D := w.m.data, w.m.y, w.m.d
 	g := d.Vec
-	gb := 0.0
+	gb := g[D] // continued point by point: split-invariant, as the weights
 	for _, i := range w.points[lo:hi] {
 		r := sigmoid(w.margin(i)) - y[i]
 		a, b := s.Indptr[i], s.Indptr[i+1]
@@ -355,7 +357,7 @@ func (w *sparseWorker) Process(lo, hi int, d *algorithms.Delta) {
 		}
 		gb += r
 	}
-	g[D] += gb
+	g[D] = gb
 	d.Touch(D)
 	d.Count += hi - lo
 }
