@@ -134,6 +134,17 @@ type Experiment struct {
 	// Parallel bounds the goroutines used to evaluate objectives. It
 	// does not change results. Default GOMAXPROCS.
 	Parallel int
+	// Replicas runs BSP, SSP, ASP or quorum in MLLess's decentralised
+	// design (§3, §4.1; ISP always runs in it): every worker keeps a
+	// replica and its own optimizer (the workload's server: Adam for LR,
+	// momentum for PMF), computes its gradient on its replica, takes a
+	// local step and commits the parameter change; the coordinator adds
+	// the changes (no optimizer at the server). A worker's replica is the
+	// global state of the version it read. Without Replicas the server
+	// takes one optimizer step on the mean of the round's gradients (the
+	// parameter-server design). Gradient-descent workloads only; both
+	// clocks. See isp.go and docs/runtimes.md.
+	Replicas bool
 	// Tuner, if set, chooses the barrier interval of an FSP run (package
 	// interval: Fixed, BinarySearch = FSPB, LinearFit = FSPV). A tuner
 	// that asks for checkpoints and rollbacks (LinearFit) needs the
@@ -267,6 +278,8 @@ func (e *Experiment) validate() error {
 		return fmt.Errorf("harness: the scale-in tuner needs the virtual clock, BSP, FSP or ISP and a minimized objective (got %v, %v): %w", e.Clock, e.Sync, ErrConfig)
 	case e.validateMigration() != nil:
 		return e.validateMigration()
+	case e.Replicas && e.Sync.Kind == consistency.FSP:
+		return fmt.Errorf("harness: Replicas with %v: the replica design runs BSP, SSP, ASP, quorum and ISP (MLLess has no FSP): %w", e.Sync, ErrConfig)
 	case e.ControlSample < 0:
 		return fmt.Errorf("harness: control sample %d < 0: %w", e.ControlSample, ErrConfig)
 	case e.HasTarget && math.IsNaN(e.Target):

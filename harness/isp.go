@@ -15,6 +15,15 @@ import (
 
 // ISP in the runtimes (MLLess §3, §4.1), both clocks.
 //
+// Experiment.Replicas runs the other sync models (BSP, SSP, ASP, quorum)
+// in the same design, without the filter: a worker's replica is the global
+// state of the version it read (the core guarantees read-your-writes, and
+// nothing is held back), its local optimizer steps on it, and it commits
+// the whole change u; the coordinator adds the commits of each apply. This
+// is MLLess's worker code with v = 0 (BSP) or with a slack (SSP, §6.4), so
+// "ISP vs SSP vs BSP" compares sync models, not designs. BSP with Replicas
+// is isp:0 to the bit (TestReplicasBSPIsISPZero).
+//
 // The design follows MLLess's architecture rather than this project's
 // parameter server. In MLLess every worker keeps a model replica and its
 // own optimizer: it computes the gradient of its mini-batch on its
@@ -74,9 +83,11 @@ type replicaServer interface {
 	SetParams(theta []float64, points int) error
 }
 
-// ispWorker is one worker's side of ISP.
+// ispWorker is one worker's side of ISP or of a Replicas run.
 type ispWorker struct {
-	srv     replicaServer
+	srv replicaServer
+	// f is the worker's significance filter under ISP; nil in a Replicas
+	// run of another sync model, whose worker sends u whole.
 	f       *filter.Significance
 	replica []float64 // g + acc, then θ' after the local step
 	u       *algorithms.Delta
@@ -86,7 +97,8 @@ type ispWorker struct {
 	total []float64
 }
 
-// ispState is a run's ISP state (nil unless Sync is ISP).
+// ispState is a run's replica state: ISP's, or a Replicas run's (nil
+// otherwise).
 type ispState struct {
 	workers []*ispWorker
 	v       float64
@@ -97,11 +109,18 @@ type ispState struct {
 	dropFlush bool
 }
 
+// newISP sets up the workers' replicas and local optimizers (and, under
+// ISP, their significance filters) and makes the coordinator add the sent
+// changes.
 func newISP(e *Experiment, st *setupState) (*ispState, error) {
 	l := st.layout
+	what := e.Sync.String()
+	if e.Sync.Kind != consistency.ISP {
+		what += " with Replicas"
+	}
 	if l.Params != l.Delta {
-		return nil, fmt.Errorf("harness: %v needs a gradient-descent workload (its delta must add to its parameters); %s has %d parameters and deltas of %d (MLLess trains GD models only): %w",
-			e.Sync, e.Algorithm.Name(), l.Params, l.Delta, ErrConfig)
+		return nil, fmt.Errorf("harness: %s needs a gradient-descent workload (its delta must add to its parameters); %s has %d parameters and deltas of %d (MLLess trains GD models only): %w",
+			what, e.Algorithm.Name(), l.Params, l.Delta, ErrConfig)
 	}
 	is := &ispState{v: e.Sync.Threshold}
 	for range st.shards {
@@ -111,20 +130,25 @@ func newISP(e *Experiment, st *setupState) (*ispState, error) {
 		}
 		rs, ok := srv.(replicaServer)
 		if !ok {
-			return nil, fmt.Errorf("harness: %v needs a workload whose server can be a worker's local optimizer (SetParams, as optim.Server); %s's %T cannot (MLLess trains GD models only): %w",
-				e.Sync, e.Algorithm.Name(), srv, ErrConfig)
+			return nil, fmt.Errorf("harness: %s needs a workload whose server can be a worker's local optimizer (SetParams, as optim.Server); %s's %T cannot (MLLess trains GD models only): %w",
+				what, e.Algorithm.Name(), srv, ErrConfig)
 		}
-		f, err := filter.NewSignificance(filter.SignificanceConfig{Layout: l, V: e.Sync.Threshold})
-		if err != nil {
-			return nil, err
+		w := &ispWorker{srv: rs, replica: make([]float64, l.Params), u: algorithms.NewDelta(l), total: make([]float64, l.Delta)}
+		if e.Sync.Kind == consistency.ISP {
+			if w.f, err = filter.NewSignificance(filter.SignificanceConfig{Layout: l, V: e.Sync.Threshold}); err != nil {
+				return nil, err
+			}
 		}
-		is.workers = append(is.workers, &ispWorker{srv: rs, f: f, replica: make([]float64, l.Params), u: algorithms.NewDelta(l),
-			total: make([]float64, l.Delta)})
+		is.workers = append(is.workers, w)
 	}
 	// The coordinator adds the sent updates: no optimizer at the server.
 	st.coord.srv = &sumServer{theta: slices.Clone(st.theta0), layout: l}
 	return is, nil
 }
+
+// filtered reports whether the workers filter their changes (ISP): only
+// then do they hold updates back and have replicas of their own.
+func (is *ispState) filtered() bool { return is.workers[0].f != nil }
 
 // process runs worker sh's ISP step on k points released with the global
 // state g after points points were applied, and writes the update it sends
@@ -139,15 +163,17 @@ func (is *ispState) process(sh *shard, g []float64, points int64, k int, d *algo
 // it: the parameters its gradient is computed on.
 func (w *ispWorker) prepare(g []float64) []float64 {
 	copy(w.replica, g)
-	w.f.RangeHeld(func(i int, v float64) bool { w.replica[i] += v; return true })
+	if w.f != nil {
+		w.f.RangeHeld(func(i int, v float64) bool { w.replica[i] += v; return true })
+	}
 	return w.replica
 }
 
 // finish turns the gradient sum d computed on the replica into the
 // worker's parameter change u (a local optimizer step, with points the
 // global number of points applied), passes u through the significance
-// filter and writes what it sends into d. It returns what the worker holds
-// back afterwards.
+// filter (if any) and writes what it sends into d. It returns what the
+// worker holds back afterwards (nil without a filter).
 func (w *ispWorker) finish(id consistency.WorkerID, d *algorithms.Delta, points int64) (*consistency.Held, error) {
 	u := w.u
 	u.Reset()
@@ -181,6 +207,15 @@ func (w *ispWorker) finish(id consistency.WorkerID, d *algorithms.Delta, points 
 		}
 		copy(w.replica, theta)
 	}
+	if w.f == nil {
+		// No filter: the whole change is sent.
+		d.Reset()
+		if err := d.Merge(u); err != nil {
+			return nil, err
+		}
+		d.Count = u.Count
+		return nil, nil
+	}
 	sent, err := w.f.Step(u, w.replica)
 	if err != nil {
 		return nil, fmt.Errorf("harness: worker %d significance filter: %w", id, err)
@@ -193,9 +228,10 @@ func (w *ispWorker) finish(id consistency.WorkerID, d *algorithms.Delta, points 
 	return w.held(), nil
 }
 
-// releasePoints is what a release carries in Points: under ISP the number
-// of points applied so far, which the workers' local optimizers use for
-// the epoch (MLLess counts epochs globally); 0 otherwise.
+// releasePoints is what a release carries in Points: under ISP and in a
+// Replicas run the number of points applied so far, which the workers'
+// local optimizers use for the epoch (MLLess counts epochs globally); 0
+// otherwise.
 func (st *setupState) releasePoints() int64 {
 	if st.isp == nil {
 		return 0
@@ -265,7 +301,7 @@ func (is *ispState) leave(id consistency.WorkerID) *algorithms.Delta {
 func (is *ispState) heldMass(gone []bool) float64 {
 	var m float64
 	for i, w := range is.workers {
-		if gone != nil && gone[i] {
+		if w.f == nil || (gone != nil && gone[i]) {
 			continue
 		}
 		w.f.RangeHeld(func(_ int, v float64) bool { m += math.Abs(v); return true })

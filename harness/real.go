@@ -499,7 +499,9 @@ func (w *realWorker) compute(ctx context.Context, m *transport.Message) (*transp
 		if err != nil {
 			return nil, err
 		}
-		w.heldLog = append(w.heldLog, heldRecord{seq: seq, clock: m.Clock, held: h})
+		if h != nil {
+			w.heldLog = append(w.heldLog, heldRecord{seq: seq, clock: m.Clock, held: h})
+		}
 	}
 	sh.stats.Busy += time.Since(t0)
 	sh.stats.Paused += paused

@@ -97,7 +97,7 @@ func setup(e *Experiment) (*setupState, error) {
 	if err != nil {
 		return nil, err
 	}
-	if e.Sync.Kind == consistency.ISP {
+	if e.Sync.Kind == consistency.ISP || e.Replicas {
 		if st.isp, err = newISP(e, st); err != nil {
 			return nil, err
 		}

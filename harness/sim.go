@@ -340,7 +340,7 @@ func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, erro
 // it names: the model sees it leave, its release is not delivered.
 func (s *sim) scaleIn(t time.Duration) error {
 	obs := scalein.Observation{Time: t, Loss: s.st.sample.objective(s.st.coord.params)}
-	if s.st.isp != nil {
+	if s.st.isp != nil && s.st.isp.filtered() {
 		obs.Workers = s.replicaReports()
 	}
 	act, err := s.e.ScaleIn.Observe(obs)
@@ -359,7 +359,7 @@ func (s *sim) scaleIn(t time.Duration) error {
 		return err
 	}
 	s.gone[w] = true
-	if s.st.isp != nil {
+	if s.st.isp != nil && s.st.isp.filtered() {
 		if err := s.ispLeave(t, w); err != nil {
 			return err
 		}
@@ -521,7 +521,9 @@ func (s *sim) done(ev *simEvent) error {
 		if err != nil {
 			return err
 		}
-		s.st.coord.held[consistency.DeltaID{Worker: ev.w, Seq: sh.nextSeq}] = h
+		if h != nil {
+			s.st.coord.held[consistency.DeltaID{Worker: ev.w, Seq: sh.nextSeq}] = h
+		}
 	} else if s.mig != nil {
 		n, err := s.mig.compute(ev.w, r.k, r.params, d)
 		if err != nil {
