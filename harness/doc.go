@@ -20,6 +20,9 @@
 // parameter-space design: each worker keeps a replica and a local
 // optimizer, filters its parameter changes with filter.Significance, and
 // the coordinator adds the sent changes (see isp.go and docs/runtimes.md).
+// Experiment.Replicas runs BSP, SSP, ASP and quorum in the same design
+// without the filter (MLLess's SSP and BSP), instead of the default
+// parameter server's one optimizer step on the mean gradient.
 //
 // FSP runs in virtual time can migrate data from stragglers to fast
 // workers (Experiment.Migrate, FSP §4; see Migration).

@@ -190,10 +190,11 @@ func TestISPRealClock(t *testing.T) {
 		t.Fatal(err)
 	}
 	synctest.Test(t, func(t *testing.T) {
-		// A real worker processes 16 points per Process call (it checks for
-		// interrupts between chunks); a batch of 16 is one call, as in the
-		// reference loop, so the sums associate alike.
-		const workers, batch, rounds = 4, 16, 25
+		// A real worker processes a batch of 40 in 16-point Process calls
+		// (it checks for interrupts between chunks); Process is
+		// split-invariant, so it sums what the reference loop's one call
+		// sums.
+		const workers, batch, rounds = 4, 40, 25
 		e := harness.Experiment{Algorithm: alg, Sync: consistency.MustParse("isp:0"), Workers: workers, Batch: batch,
 			Theta0: theta0, Duration: time.Hour, Stop: harness.Stop{MaxIterations: rounds}, Clock: harness.Real,
 			Network: delayed(100 * time.Microsecond)}

@@ -80,6 +80,7 @@ type compareFlags struct {
 	bandwidth     float64
 	shuffle       bool
 	indirect      bool
+	replicas      bool
 	storeRTT      time.Duration
 	storeBW       float64
 	signal        time.Duration
@@ -120,6 +121,7 @@ func (f *compareFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.bandwidth, "bandwidth", 1.25e9, "virtual link bandwidth, bytes per second")
 	fs.BoolVar(&f.shuffle, "shuffle", false, "shard a seeded permutation of the points instead of contiguous blocks")
 	fs.BoolVar(&f.indirect, "indirect", false, "MLLess's indirect communication (virtual clock): updates go through a shared store (PUT, then each worker GETs the others'), control through a signalling channel; replaces -latency and -bandwidth")
+	fs.BoolVar(&f.replicas, "replicas", false, "run bsp, ssp, asp and quorum in MLLess's replica design (every worker keeps a replica and its own optimizer and commits parameter changes, which the coordinator adds; isp always runs so) instead of the parameter server's (one optimizer step on the mean gradient); a single model takes it as MODEL+replicas")
 	fs.DurationVar(&f.storeRTT, "store-rtt", time.Millisecond, "with -indirect: round trip of one store request")
 	fs.Float64Var(&f.storeBW, "store-bandwidth", 1.25e8, "with -indirect: the store's bandwidth shared by all workers, bytes per second")
 	fs.DurationVar(&f.signal, "signal", time.Millisecond, "with -indirect: one-way latency of a signalling-channel message")
@@ -187,6 +189,9 @@ func (f *compareFlags) check() error {
 	for s := range strings.SplitSeq(f.syncList, ",") {
 		s = strings.TrimSpace(s)
 		p, err := parsePlan(s)
+		if err == nil && f.replicas && !p.replicas {
+			p, err = p.withReplicas()
+		}
 		if err != nil {
 			return fmt.Errorf("-sync %q: %v", s, err)
 		}

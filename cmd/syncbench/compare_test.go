@@ -206,6 +206,27 @@ func TestCompareISPIndirect(t *testing.T) {
 	}
 }
 
+// TestCompareReplicas runs BSP and SSP in MLLess's replica design: -replicas
+// names every bsp/ssp run "+replicas" and marks the scenario, "bsp+replicas"
+// in -sync does the same for one run, and bsp with replicas ends where isp:0
+// ends (the same design, Corollary 1), unlike the default bsp.
+func TestCompareReplicas(t *testing.T) {
+	c, m := compareRun(t, "-sync", "bsp,ssp:3,isp:0", "-replicas", "-indirect")
+	if !c.Scenario.Replicas || len(c.Runs) != 3 || c.Runs[0].Sync != "bsp+replicas" || c.Runs[1].Sync != "ssp:3+replicas" || c.Runs[2].Sync != "isp:0" {
+		t.Fatalf("scenario.replicas %v, runs %v", c.Scenario.Replicas, c.Scenario.Sync)
+	}
+	if c.Runs[0].FinalObjective != c.Runs[2].FinalObjective || c.Runs[0].Versions != c.Runs[2].Versions {
+		t.Errorf("bsp+replicas ends at %v after %d versions, isp:0 at %v after %d", c.Runs[0].FinalObjective, c.Runs[0].Versions, c.Runs[2].FinalObjective, c.Runs[2].Versions)
+	}
+	one, _ := compareRun(t, "-sync", "bsp,bsp+replicas")
+	if one.Scenario.Replicas || one.Runs[1].Sync != "bsp+replicas" || one.Runs[0].FinalObjective == one.Runs[1].FinalObjective {
+		t.Errorf("scenario.replicas %v, runs %v, finals %v and %v", one.Scenario.Replicas, one.Scenario.Sync, one.Runs[0].FinalObjective, one.Runs[1].FinalObjective)
+	}
+	if _, ok := m["scenario"].(map[string]any)["replicas"]; !ok {
+		t.Error(`scenario has no "replicas" with -replicas`)
+	}
+}
+
 // TestCompareJSONNotReached checks that a target no run reaches is null.
 func TestCompareJSONNotReached(t *testing.T) {
 	c, m := compareRun(t, "-sync", "bsp", "-target", "0.01")
@@ -377,6 +398,9 @@ func TestCompareErrors(t *testing.T) {
 		{[]string{"-indirect", "-store-bandwidth", "0"}, 2, "-store-bandwidth 0"},
 		{[]string{"-indirect", "-signal", "-1ms"}, 2, "-signal -1ms"},
 		{[]string{"-algo", "kmeans", "-sync", "isp"}, 1, "MLLess trains GD models only"},
+		{[]string{"-algo", "kmeans", "-sync", "bsp", "-replicas"}, 1, "MLLess trains GD models only"},
+		{[]string{"-sync", "fsp+replicas"}, 2, "the replica design runs bsp, ssp, asp and quorum"},
+		{[]string{"-sync", "fspv", "-replicas"}, 2, "the replica design runs bsp, ssp, asp and quorum"},
 	} {
 		args := smallArgs(tc.args...)
 		code, _, errs := runCmd(t, args...)

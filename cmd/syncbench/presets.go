@@ -25,6 +25,10 @@ type plan struct {
 	// the passes and contributions without migrating (Fig. 12's
 	// baseline; the run computes what it computes without).
 	migrate, record bool
+	// replicas runs the model in MLLess's replica design
+	// (harness.Experiment.Replicas): "+replicas" after a model, or
+	// -replicas.
+	replicas bool
 }
 
 // The FSP paper's configurations (§6.1).
@@ -85,11 +89,36 @@ func parsePlan(s string) (plan, error) {
 	if p, ok := presets[strings.ToLower(s)]; ok {
 		return p, nil
 	}
+	if m, ok := strings.CutSuffix(strings.ToLower(s), replicasSuffix); ok {
+		p, err := parsePlan(m)
+		if err != nil {
+			return plan{}, err
+		}
+		return p.withReplicas()
+	}
 	spec, err := consistency.Parse(s)
 	if err != nil {
 		return plan{}, err
 	}
 	return plan{name: spec.String(), spec: spec}, nil
+}
+
+// replicasSuffix names a plan run in MLLess's replica design.
+const replicasSuffix = "+replicas"
+
+// withReplicas returns p in MLLess's replica design, named with
+// "+replicas"; ISP runs in it anyway and is returned as it is. FSP, its
+// presets and the tuned batch are refused.
+func (p plan) withReplicas() (plan, error) {
+	switch {
+	case p.spec.Kind == consistency.ISP:
+		return p, nil
+	case p.spec.Kind == consistency.FSP || p.tuner != nil || p.tunedBatch || p.migrate || p.record:
+		return plan{}, fmt.Errorf("%s: the replica design runs bsp, ssp, asp and quorum (isp always runs in it)", p.name)
+	}
+	p.replicas = true
+	p.name += replicasSuffix
+	return p, nil
 }
 
 // batchCandidates are the mini-batches BSPV's pilot tries: 1/32 to 1/2 of
@@ -109,6 +138,7 @@ func batchCandidates(alg algorithms.Algorithm, workers int) []int {
 func (f *compareFlags) experimentFor(ctx context.Context, alg algorithms.Algorithm, p plan) (harness.Experiment, error) {
 	e := f.experiment(alg, p.spec)
 	e.Name = p.name
+	e.Replicas = p.replicas
 	if p.tuner != nil {
 		e.Cost = withCostDefaults(e.Cost)
 		t, err := p.tuner(alg, &e)

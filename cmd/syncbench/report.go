@@ -24,6 +24,9 @@ func (c *comparison) writeTable(w io.Writer) error {
 		fmt.Fprintf(&b, "indirect communication: a store (RTT %v, %s/s shared) and a signalling channel (%v); bytes sent include the store's\n",
 			f.storeRTT, formatBytes(int64(f.storeBW)), f.signal)
 	}
+	if f.replicas {
+		fmt.Fprintf(&b, "replica design (MLLess): every worker keeps a replica and its own optimizer; the coordinator adds their parameter changes\n")
+	}
 	better := "lower is better"
 	if !c.minimize {
 		better = "higher is better"
@@ -137,6 +140,10 @@ type scenarioJSON struct {
 	Sync             []string `json:"sync"`
 	// Indirect is the store model of -indirect (absent without it).
 	Indirect *indirectJSON `json:"indirect,omitempty"`
+	// Replicas is -replicas: every bsp, ssp, asp and quorum run is in
+	// MLLess's replica design (a single run says so by its "+replicas"
+	// name).
+	Replicas bool `json:"replicas,omitempty"`
 }
 
 type runJSON struct {
@@ -229,7 +236,7 @@ func (c *comparison) json() compareJSON {
 			Stragglers:   f.stragglers, StragglerKind: f.stragglerKind.String(), StragglerWorkers: []int{},
 			TauS: f.tau.Seconds(), Every: f.every, Slowdown: f.slowdown, Clock: f.clockKind.String(),
 			DurationS: f.duration.Seconds(), EvalEveryS: f.evalEvery.Seconds(), PointCostS: f.pointCost.Seconds(),
-			LatencyS: f.latency.Seconds(), Bandwidth: f.bandwidth,
+			LatencyS: f.latency.Seconds(), Bandwidth: f.bandwidth, Replicas: f.replicas,
 		},
 	}
 	if f.indirect {
