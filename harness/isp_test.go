@@ -16,8 +16,6 @@ import (
 	"github.com/syncmodels/syncmodels/consistency"
 	"github.com/syncmodels/syncmodels/dataset"
 	"github.com/syncmodels/syncmodels/harness"
-	"github.com/syncmodels/syncmodels/transport"
-	"github.com/syncmodels/syncmodels/transport/inproc"
 )
 
 func ratingsPMF(t testing.TB) algorithms.Algorithm {
@@ -210,9 +208,7 @@ func TestISPRealClock(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := harness.Experiment{Algorithm: alg, Sync: consistency.MustParse("isp:0.7"), Workers: 4, Batch: 40, Seed: 3,
 			Duration: 500 * time.Millisecond, Clock: harness.Real,
-			Network: func(l algorithms.Layout) (transport.Transport, error) {
-				return inproc.New(inproc.Config{Layout: l, Seed: 9, Drop: 0.1, Duplicate: 0.1, Delay: 100 * time.Microsecond, Jitter: time.Millisecond})
-			}}
+			Network: lossy}
 		r, err := harness.Run(context.Background(), e)
 		if err != nil {
 			t.Fatal(err)

@@ -105,6 +105,12 @@ func delayed(d time.Duration) func(algorithms.Layout) (transport.Transport, erro
 	}
 }
 
+// lossy is an in-process network that drops and duplicates 10% of the
+// messages, with 100 µs delay and 1 ms jitter.
+func lossy(l algorithms.Layout) (transport.Transport, error) {
+	return inproc.New(inproc.Config{Layout: l, Seed: 9, Drop: 0.1, Duplicate: 0.1, Delay: 100 * time.Microsecond, Jitter: time.Millisecond})
+}
+
 // A real run on the real clock leaves no goroutine behind.
 func TestRealNoLeak(t *testing.T) {
 	before := runtime.NumGoroutine()

@@ -14,8 +14,6 @@ import (
 	"github.com/syncmodels/syncmodels/consistency"
 	"github.com/syncmodels/syncmodels/dataset"
 	"github.com/syncmodels/syncmodels/harness"
-	"github.com/syncmodels/syncmodels/transport"
-	"github.com/syncmodels/syncmodels/transport/inproc"
 )
 
 // BSP in MLLess's replica design (Experiment.Replicas) is isp:0 (MLLess
@@ -111,9 +109,7 @@ func TestReplicasSSPRealClock(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := harness.Experiment{Algorithm: alg, Sync: consistency.MustParse("ssp:3"), Replicas: true, Workers: 4, Batch: 40, Seed: 3,
 			Duration: 500 * time.Millisecond, Clock: harness.Real,
-			Network: func(l algorithms.Layout) (transport.Transport, error) {
-				return inproc.New(inproc.Config{Layout: l, Seed: 9, Drop: 0.1, Duplicate: 0.1, Delay: 100 * time.Microsecond, Jitter: time.Millisecond})
-			}}
+			Network: lossy}
 		r, err := harness.Run(context.Background(), e)
 		if err != nil {
 			t.Fatal(err)
