@@ -39,9 +39,9 @@ var presets = map[string]plan{
 	// cost–benefit pilot (harness.ChooseBatch).
 	"bspv": {name: "bspv", spec: consistency.Spec{Kind: consistency.BSP}, tunedBatch: true},
 	// FSPB: FSP with the binary-search interval tuner, η0 measured by a
-	// full-batch round.
+	// full-batch round (binarySearchConfig).
 	"fspb": {name: "fspb", spec: consistency.Spec{Kind: consistency.FSP}, tuner: func(alg algorithms.Algorithm, e *harness.Experiment) (interval.Tuner, error) {
-		return interval.NewBinarySearch(interval.BinarySearchConfig{Minimize: alg.Minimize(), Min: e.Cost.PointCost * 16})
+		return interval.NewBinarySearch(binarySearchConfig(alg, e))
 	}},
 	// FSPV: FSP with the multi-stage linear-fit tuner (linearFitConfig).
 	"fspv": {name: "fspv", spec: consistency.Spec{Kind: consistency.FSP}, tuner: linearFit},
@@ -65,17 +65,44 @@ func linearFit(alg algorithms.Algorithm, e *harness.Experiment) (interval.Tuner,
 //   - The first probe is P/64 (at least Min): "η_i is usually very small"
 //     (FSP §3.3; its 200 ms default is a small fraction of a pass over the
 //     paper's 300,000-point shards).
-//   - η* and later probes lie in [16 points' time, P] (FSPB's lower bound;
+//   - η* and later probes lie in [minInterval, P] (FSPB's bounds too;
 //     beyond P the early trigger ends every round at the fastest worker's
 //     pass, so a longer η behaves the same).
 //   - Each stage reaches 4 times beyond its probes (the default), and its
 //     prediction is checked every 16 iterations, which averages the noise
 //     of the objective over short rounds and amortizes the probes.
 func linearFitConfig(alg algorithms.Algorithm, e *harness.Experiment) interval.LinearFitConfig {
-	pass := time.Duration(alg.NumPoints()/max(e.Workers, 1)) * e.Cost.PointCost
-	lo := 16 * e.Cost.PointCost
+	lo, pass := minInterval(alg, e), fullPass(alg, e)
 	probe := max(pass/64, lo)
 	return interval.LinearFitConfig{Minimize: alg.Minimize(), Probe: probe, Min: lo, Max: max(pass, 2*probe), Window: 16}
+}
+
+// fullPass is P under e's cost model: the time a full-speed worker takes
+// for a pass over its shard.
+func fullPass(alg algorithms.Algorithm, e *harness.Experiment) time.Duration {
+	return time.Duration(alg.NumPoints()/max(e.Workers, 1)) * e.Cost.PointCost
+}
+
+// minInterval is the shortest η the tuners may ask for: 16 points' time,
+// and at least twice the longest apply under e's cost model (every
+// worker's delta dense, and θ recomputed). The simulator starts a round's
+// timer when the last commit arrives, before the apply; an η shorter than
+// the apply fires it as the release goes out, and the round has no
+// computing time to measure.
+func minInterval(alg algorithms.Algorithm, e *harness.Experiment) time.Duration {
+	apply := time.Duration(alg.Layout().Params*(max(e.Workers, 1)+1)) * e.Cost.EntryCost
+	return max(16*e.Cost.PointCost, 2*apply)
+}
+
+// binarySearchConfig is FSPB's tuner configuration: η between
+// minInterval and P, the time a full-speed worker takes for a pass over its
+// shard. The measured η0, the full-batch round, is capped at P: stragglers
+// make that round longer than P, but under FSP the early trigger ends
+// every round at the fastest worker's pass, so a longer η behaves like P
+// and halving it would compare two identical settings.
+func binarySearchConfig(alg algorithms.Algorithm, e *harness.Experiment) interval.BinarySearchConfig {
+	lo, pass := minInterval(alg, e), fullPass(alg, e)
+	return interval.BinarySearchConfig{Minimize: alg.Minimize(), Min: lo, Max: max(pass, lo)}
 }
 
 // probeInterval is FSPV's first probe (linearFitConfig).
@@ -166,6 +193,9 @@ func (f *compareFlags) experimentFor(ctx context.Context, alg algorithms.Algorit
 func withCostDefaults(c harness.CostModel) harness.CostModel {
 	if c.PointCost == 0 {
 		c.PointCost = 10 * time.Microsecond
+	}
+	if c.EntryCost == 0 {
+		c.EntryCost = 2 * time.Nanosecond
 	}
 	return c
 }
