@@ -85,11 +85,14 @@ type Migration struct {
 }
 
 // DefaultTolerance groups workers into super-workers when their passes are
-// within 0.1 and their speeds and sizes within 10%. Without slack in the
-// passes, stragglers a few points apart form separate super-workers, and
-// the min/max pairing pairs them with each other instead of with the fast
-// workers.
-var DefaultTolerance = migrate.Tolerance{Passes: 0.1, Speed: 0.1, Size: 0.1}
+// within 0.1, their speeds within 35% and their sizes within 10%. Without
+// slack, stragglers that are alike form separate super-workers and the
+// min/max pairing pairs them with each other (or leaves one out) instead
+// of with the fast workers: their passes differ by a few points, and an
+// Injected straggler's measured speed by up to a third, depending on
+// where its 32 ms pauses fall in the measurement (seen under FSPV+opt,
+// whose local timers cut its batches at different points).
+var DefaultTolerance = migrate.Tolerance{Passes: 0.1, Speed: 0.35, Size: 0.1}
 
 // MigrationResult is what a run with Migrate recorded.
 type MigrationResult struct {
