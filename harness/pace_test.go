@@ -23,7 +23,7 @@ func TestPaceInterrupt(t *testing.T) {
 	}{
 		{0, 1, 1 * ms, 0},                  // computing point 1: finishes it
 		{500 * time.Microsecond, 1, ms, 0}, // same
-		{ms, 2, 2 * ms, 0},                 // point 1 done exactly: computes point 2
+		{ms, 2, 2 * ms, 10 * ms},           // point 1 done exactly: computes point 2, commits, owes its pause
 		{2 * ms, 2, 2 * ms, 10 * ms},       // point 2 done, its pause begins: commits, owes the pause
 		{11 * ms, 2, 11 * ms, ms},          // late in the pause
 		{12 * ms, 3, 13 * ms, 0},           // pause over: finishes point 3

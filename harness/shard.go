@@ -100,7 +100,10 @@ func (p pace) finished(j int) time.Duration {
 // the pause it still owes. It finishes the point it is computing (FSP
 // §3.1: the others wait "a single data point at most"). A worker in an
 // Injected pause commits at once; the rest of its pause is owed and
-// delays its next batch, so the straggler stays as slow as before.
+// delays its next batch, so the straggler stays as slow as before. So is
+// the pause that follows the point it finishes: it commits first, then
+// owes the whole pause (otherwise an interval that cuts batches just
+// before their pause points would never pause a straggler).
 func (p pace) interrupt(k int, e time.Duration) (points int, at, owed time.Duration) {
 	// j: the points whose computation has finished by e.
 	j := sort.Search(k+1, func(j int) bool { return p.finished(j) > e }) - 1
@@ -110,6 +113,6 @@ func (p pace) interrupt(k int, e time.Duration) (points int, at, owed time.Durat
 	case e < p.end(j):
 		return j, e, p.end(j) - e // in the pause after point j
 	default:
-		return j + 1, p.finished(j + 1), 0
+		return j + 1, p.finished(j + 1), p.end(j+1) - p.finished(j+1)
 	}
 }
