@@ -306,10 +306,12 @@ func (mc *fspMigCase) barPlot(ylabel string, value func(migrate.Sample) float64)
 		names = append(names, n)
 	}
 	width := vg.Points(24) / vg.Length(len(fig12Runs))
+	top := 0.0
 	for i, run := range fig12Runs {
 		vals := plotter.Values{}
 		for _, smp := range mc.mruns[i].Migration.History.Final() {
 			vals = append(vals, value(smp))
+			top = max(top, value(smp))
 		}
 		b, err := plotter.NewBarChart(vals, width)
 		if err != nil {
@@ -322,6 +324,8 @@ func (mc *fspMigCase) barPlot(ylabel string, value func(migrate.Sample) float64)
 		p.Legend.Add(run.label(), b)
 	}
 	p.NominalX(names...)
+	// Headroom above the bars for the legend.
+	p.Y.Min, p.Y.Max = 0, 1.45*top
 	return p, nil
 }
 
