@@ -302,3 +302,36 @@ func TestVirtualSemiCentralized(t *testing.T) {
 		t.Errorf("wait fraction: semi %.3f, central %.3f", semi.WaitFraction, central.WaitFraction)
 	}
 }
+
+// An FSP signal can go out before the last releases of the round have
+// reached their workers: with a large θ the broadcast outlasts a short
+// interval. The link is FIFO, so such a worker receives its release, then
+// the interrupt, and commits after its first point; it must not compute
+// on to the end of its pass (a lost interrupt used to let it, and made
+// every round as long as a straggler's full pass).
+func TestVirtualInterruptBehindRelease(t *testing.T) {
+	// θ of 16×512 entries: a release is ~64 kB, the broadcast to 16
+	// workers ~0.84 ms at 10 Gbit/s, longer than η = 300 µs.
+	alg := blobsKMeansOf(t, 16*2000, 512, 16)
+	e := harness.Experiment{
+		Algorithm: alg, Sync: consistency.MustParse("fsp:300us"), Workers: 16, Seed: 3,
+		Duration: 50 * time.Millisecond,
+	}
+	r, err := harness.Run(context.Background(), e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A batch can last at most until its interrupt arrives: the whole
+	// broadcast (~0.84 ms), η, the latencies and the apply, well under
+	// 2 ms = 200 points. A pass is 2,000 points (20 ms).
+	for i, w := range r.Workers {
+		if w.Commits == 0 {
+			t.Fatalf("worker %d never committed", i)
+		}
+		if per := float64(w.Points) / float64(w.Commits); per > 200 {
+			t.Errorf("worker %d: %.0f points per commit; an interrupted batch is at most ~200", i, per)
+		}
+	}
+	t.Logf("versions %d, wait %.3f, points per commit w0 %.0f, w15 %.0f", r.Versions, r.WaitFraction,
+		float64(r.Workers[0].Points)/float64(r.Workers[0].Commits), float64(r.Workers[15].Points)/float64(r.Workers[15].Commits))
+}

@@ -114,6 +114,8 @@ type sim struct {
 	obs    []interval.Observation
 	// gone marks workers the scale-in tuner evicted.
 	gone []bool
+	// inflight counts each worker's releases sent and not yet arrived.
+	inflight []uint64
 	// store is the shared store of indirect communication (nil: direct
 	// links to the coordinator).
 	store *storeState
@@ -231,7 +233,7 @@ func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, erro
 	s := &sim{e: e, st: st, waitFrom: make([]time.Duration, len(st.shards)),
 		runs: make([]simRun, len(st.shards)), timer: -1,
 		sentAt: make([]time.Duration, len(st.shards)), timers: make([]time.Duration, len(st.shards)),
-		obs: make([]interval.Observation, len(st.shards)), gone: make([]bool, len(st.shards))}
+		obs: make([]interval.Observation, len(st.shards)), gone: make([]bool, len(st.shards)), inflight: make([]uint64, len(st.shards))}
 	var err error
 	if s.mig, err = newMigration(e, st); err != nil {
 		return nil, err
@@ -429,13 +431,21 @@ func (s *sim) deliver(t time.Duration, effs []consistency.Effect) {
 			} else {
 				arrive = s.transmit(&s.out, t, releaseSize(e, s.e.Seed, s.st.coord.params, s.st.releasePoints()), e.Worker)
 			}
+			s.inflight[e.Worker]++
 			s.push(&simEvent{t: arrive, kind: simRelease, w: e.Worker, eff: e, params: s.st.coord.params})
 		case consistency.EfInterrupt:
 			if s.st.tune != nil {
 				s.st.tune.interrupted(t)
 			}
+			// The interrupt is for the worker's latest batch: the one it
+			// computes, or the one whose release is still on the link
+			// ahead of it (the link is FIFO, so the release arrives
+			// first and starts batch gen+1). Stamping it with the old
+			// batch would drop it, and a worker released after the timer
+			// fired would compute to the end of its pass.
+			gen := s.runs[e.Worker].gen + s.inflight[e.Worker]
 			arrive := s.transmit(&s.out, t, interruptSize(e.Worker, s.e.Seed, s.runs[e.Worker].clock), e.Worker)
-			s.push(&simEvent{t: arrive, kind: simInterrupt, w: e.Worker, gen: s.runs[e.Worker].gen})
+			s.push(&simEvent{t: arrive, kind: simInterrupt, w: e.Worker, gen: gen})
 		case consistency.EfTimer:
 			s.timer = max(e.At, t)
 			s.push(&simEvent{t: s.timer, kind: simTick})
@@ -470,6 +480,7 @@ func (s *sim) interrupt(ev *simEvent) {
 // start begins a worker's batch when its release arrives.
 func (s *sim) start(ev *simEvent) {
 	sh := s.st.shards[ev.w]
+	s.inflight[ev.w]--
 	s.st.coord.read(s.now, ev.eff)
 	if !s.runs[ev.w].active {
 		sh.stats.Wait += s.now - s.waitFrom[ev.w]
