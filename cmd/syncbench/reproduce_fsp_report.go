@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -183,10 +182,8 @@ type fspReport struct {
 	ran   []*fspCase // the workloads that ran
 	migs  []*fspMigCase
 	wall  time.Duration
-	b     strings.Builder
+	markdown
 }
-
-func (r *fspReport) p(format string, args ...any) { fmt.Fprintf(&r.b, format, args...) }
 
 func writeFSPReport(f *fspFlags, scale fspScale, cases []*fspCase, migs []*fspMigCase, wall time.Duration) error {
 	r := &fspReport{f: f, scale: scale, cases: cases, migs: migs, wall: wall}
@@ -218,20 +215,11 @@ func writeFSPReport(f *fspFlags, scale fspScale, cases []*fspCase, migs []*fspMi
 	r.fig12()
 	r.missing()
 	r.details()
-	return os.WriteFile(filepath.Join(f.out, "fsp.md"), []byte(r.b.String()), 0o644)
+	return os.WriteFile(filepath.Join(f.out, "fsp.md"), []byte(r.String()), 0o644)
 }
 
 // command is the command line that regenerates the report.
-func (r *fspReport) command() string {
-	cmd := "go run ./cmd/syncbench reproduce fsp"
-	for _, a := range r.f.args {
-		if a == "" || strings.ContainsAny(a, " \t\"'$") {
-			a = strconv.Quote(a)
-		}
-		cmd += " " + a
-	}
-	return cmd
-}
+func (r *fspReport) command() string { return reproduceCommand("fsp", r.f.args) }
 
 func (r *fspReport) header() {
 	r.p("# FSP §6 reproduced in virtual time\n\n")
@@ -311,16 +299,6 @@ func (r *fspReport) model(c *fspCase) string {
 		s += fmt.Sprintf(", class %d vs rest", f.positive)
 	}
 	return s
-}
-
-// table writes a Markdown table; the first row is the header.
-func (r *fspReport) table(rows [][]string) {
-	for i, row := range rows {
-		r.p("| %s |\n", strings.Join(row, " | "))
-		if i == 0 {
-			r.p("|%s\n", strings.Repeat("---|", len(row)))
-		}
-	}
 }
 
 func (r *fspReport) runtime() {
