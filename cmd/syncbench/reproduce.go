@@ -8,7 +8,8 @@ import (
 
 // papers are the evaluations `syncbench reproduce` regenerates, by name.
 var papers = map[string]func(args []string, stdout, stderr io.Writer) int{
-	"fsp": reproduceFSP,
+	"fsp":    reproduceFSP,
+	"mlless": reproduceMLLess,
 }
 
 // reproduce runs `syncbench reproduce PAPER [flags]`: it reruns a paper's
@@ -20,12 +21,12 @@ func reproduce(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprint(stdout, reproduceUsage)
 			return 0
 		}
-		fmt.Fprintf(stderr, "syncbench reproduce: name a paper (want fsp)\n%s", reproduceUsage)
+		fmt.Fprintf(stderr, "syncbench reproduce: name a paper (want fsp or mlless)\n%s", reproduceUsage)
 		return 2
 	}
 	run, ok := papers[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "syncbench reproduce: unknown paper %q (want fsp)\n", args[0])
+		fmt.Fprintf(stderr, "syncbench reproduce: unknown paper %q (want fsp or mlless)\n", args[0])
 		return 2
 	}
 	return run(args[1:], stdout, stderr)
@@ -36,6 +37,8 @@ const reproduceUsage = `usage: syncbench reproduce PAPER [flags]
 papers:
   fsp   FSP/Flegel (TPDS 2022) §6: runtime with and without stragglers
         (Figs. 7, 8) and runtime against the barrier interval (Fig. 15)
+  mlless  MLLess §6: ISP's significance threshold (Fig. 5), the scale-in
+        auto-tuner's Perf/$ (Fig. 6), ISP vs SSP vs BSP (Fig. 9)
 
 syncbench reproduce PAPER -h lists its flags; docs/reproduce/PAPER.md is the
 report it writes.

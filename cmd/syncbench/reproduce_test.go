@@ -22,7 +22,7 @@ func quickFSP(out string, extra ...string) []string {
 var wallLine = regexp.MustCompile(`(?m)^Seed \d+\. Wall time: .*$`)
 
 // readReport returns every file the report wrote, by path relative to dir,
-// with the wall-time line of fsp.md blanked and dir replaced by OUT.
+// with the wall-time line of the Markdown blanked and dir replaced by OUT.
 func readReport(t *testing.T, dir string) map[string][]byte {
 	t.Helper()
 	files := map[string][]byte{}
@@ -35,7 +35,7 @@ func readReport(t *testing.T, dir string) map[string][]byte {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, path)
-		if rel == "fsp.md" {
+		if filepath.Ext(rel) == ".md" {
 			b = wallLine.ReplaceAll(b, []byte("Seed N. Wall time: —"))
 			b = bytes.ReplaceAll(b, []byte(dir), []byte("OUT"))
 		}
@@ -143,9 +143,11 @@ func TestReproduceUsage(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"reproduce"}, 2, "name a paper (want fsp)"},
+		{[]string{"reproduce"}, 2, "name a paper (want fsp or mlless)"},
 		{[]string{"reproduce", "-h"}, 0, ""},
-		{[]string{"reproduce", "mlless"}, 2, `unknown paper "mlless" (want fsp)`},
+		{[]string{"reproduce", "dogs"}, 2, `unknown paper "dogs" (want fsp or mlless)`},
+		{[]string{"reproduce", "mlless", "-workloads", "pmf,cnn"}, 2, `"cnn" is not one of pmf, lr-dense, lr-sparse`},
+		{[]string{"reproduce", "mlless", "-out", "/dev/null/x"}, 1, "syncbench reproduce mlless: mkdir /dev/null"},
 		{[]string{"reproduce", "fsp", "-algos", "kmeans,cnn"}, 2, `"cnn" is not one of kmeans, gmm, fcm, lr, nmf`},
 		{[]string{"reproduce", "fsp", "extra"}, 2, `unexpected argument "extra"`},
 		{[]string{"reproduce", "fsp", "-out", "/dev/null/x"}, 1, "syncbench reproduce fsp: mkdir /dev/null"},

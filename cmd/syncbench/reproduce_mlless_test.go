@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bytes"
+	"image/png"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestReproduceMLLessQuick writes the -quick report twice with the same
+// seed into two directories: the same files, byte for byte (but the wall
+// time and the -out path), with every section, figure and table the
+// report promises.
+func TestReproduceMLLessQuick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the -quick report twice (seconds under -race)")
+	}
+	a, b := t.TempDir(), t.TempDir()
+	for _, dir := range []string{a, b} {
+		code, out, errs := runCmd(t, "reproduce", "mlless", "-quick", "-out", dir, "-seed", "3")
+		if code != 0 {
+			t.Fatalf("exit %d, stderr %q", code, errs)
+		}
+		if !strings.Contains(out, "wrote "+filepath.Join(dir, "mlless.md")) {
+			t.Errorf("stdout %q does not name the report", out)
+		}
+	}
+	fa, fb := readReport(t, a), readReport(t, b)
+	for _, name := range []string{"mlless.md", "mlless/runs.csv", "mlless/fig5.png", "mlless/fig6.png", "mlless/fig9.png",
+		"mlless/curves-sweep-pmf.png", "mlless/curves-sweep-lr-dense.png", "mlless/curves-sweep-lr-sparse.png", "mlless/curves-fig9-pmf.png"} {
+		if fa[name] == nil {
+			t.Errorf("the report has no %s", name)
+		}
+	}
+	if len(fa) != len(fb) {
+		t.Errorf("same seed, %d files vs %d", len(fa), len(fb))
+	}
+	for name, x := range fa {
+		if !bytes.Equal(x, fb[name]) {
+			t.Errorf("same seed, %s differs", name)
+		}
+		if strings.HasSuffix(name, ".png") {
+			if _, err := png.Decode(bytes.NewReader(x)); err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+		}
+	}
+	md := string(fa["mlless.md"])
+	for _, want := range []string{
+		"go run ./cmd/syncbench reproduce mlless -quick -out OUT -seed 3\n",
+		"Seed N. Wall time: —", "**-quick**", "virtual clock",
+		"## The paper's claims and ours", "| ISP (v = 0.7) over SSP (s = 3), PMF (Fig. 9) | 1.9× at 12 workers, 1.4× at 24 |",
+		"## Setup", "MLLess's BSP", "cost.IBMCloud2021",
+		"## Execution time against the significance threshold (Fig. 5)", "| PMF | ", "| LR dense | ", "| LR sparse | ", "(mlless/fig5.png)",
+		"## The scale-in auto-tuner: Perf/$ and time (Fig. 6)", "(mlless/fig6.png)",
+		"## ISP against SSP and BSP (Fig. 9)", "(mlless/fig9.png)", "(mlless/curves-fig9-pmf.png)",
+		"## Why the numbers differ from the paper's",
+		"## Not reproduced", "## Per-run details", "(mlless/runs.csv)",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("mlless.md lacks %q", want)
+		}
+	}
+	if !ispRuns && !strings.Contains(md, mllessNoISP) {
+		t.Errorf("mlless.md does not say that ISP did not run")
+	}
+	if strings.Contains(md, "NaN") {
+		t.Errorf("mlless.md has a NaN")
+	}
+	// The header and one line per run.
+	runs := 0
+	for _, w := range mllessWorkloads(mllessQuick, "") {
+		c := &mllessCase{w: w, byKey: map[string]*mllessRun{}}
+		c.plan()
+		runs += len(c.runs)
+	}
+	if n := bytes.Count(fa["mlless/runs.csv"], []byte("\n")); n != 1+runs {
+		t.Errorf("runs.csv has %d lines; want %d", n, 1+runs)
+	}
+}
