@@ -5,6 +5,7 @@
 //
 //	syncbench [compare] [flags]   run several sync models on one workload and compare them
 //	syncbench train [flags]       train one algorithm in one process
+//	syncbench reproduce PAPER     rerun a paper's evaluation (fsp, mlless) into docs/reproduce/PAPER.md
 //	syncbench help
 //
 // With no arguments it runs `compare`: BSP, SSP(3), ASP, quorum(0.9) and

@@ -16,7 +16,8 @@ commands:
   compare   run several sync models (BSP, SSP, ASP, quorum) on one workload with
             stragglers and print a comparison table; the default command
   train     train one algorithm in one process under bulk-synchronous iterations
-  reproduce rerun a paper's evaluation into a Markdown report (reproduce fsp)
+  reproduce rerun a paper's evaluation into a Markdown report (reproduce fsp,
+            reproduce mlless)
   help      print this message
 
 syncbench COMMAND -h lists a command's flags; docs/compare.md explains compare.

@@ -83,13 +83,11 @@ const mllessTargetFraction = 0.95
 // loss on all the data has crossed it at the snapshot.
 const mllessStopMargin = 0.01
 
-// mllessNoISP is the note of the ISP runs while consistency has no ISP.
-const mllessNoISP = "not run: ISP not in the runtimes yet"
-
 // mllessCommon are the compare flags of every run: no injected stragglers
-// (MLLess's functions are alike), MLLess's Gigabit NIC (§6.1) and a 1 ms
-// one-way latency (a Redis request within a region).
-var mllessCommon = []string{"-stragglers", "0", "-bandwidth", "1.25e8", "-latency", "1ms"}
+// (MLLess's functions are alike) and MLLess's indirect communication
+// through a Redis store with a Gigabit NIC (§6.1; compare's -indirect
+// defaults: 1 ms per store request, 1 ms per signalling message).
+var mllessCommon = []string{"-stragglers", "0", "-indirect"}
 
 // mllessWorkload is an algorithm on a data set standing in for one of
 // Table 1's.
@@ -123,7 +121,7 @@ type mllessScale struct {
 }
 
 var (
-	mllessFull  = mllessScale{users: 1000, items: 400, ratings: 100000, lrPoints: 120000, sparseDim: 30000, time: 1, batch: 1}
+	mllessFull  = mllessScale{users: 1000, items: 400, ratings: 100000, lrPoints: 120000, sparseDim: 10000, time: 1, batch: 1}
 	mllessQuick = mllessScale{users: 300, items: 100, ratings: 12000, lrPoints: 6000, sparseDim: 5000, time: 0.05, batch: 0.1}
 )
 
@@ -157,14 +155,14 @@ func mllessWorkloads(s mllessScale, movielens string) []mllessWorkload {
 	}
 	return []mllessWorkload{
 		{key: "pmf", label: "PMF", paper: pmfPaper, fig9: true,
-			args: []string{"-algo", "pmf", "-rank", "20", "-optimizer", "nesterov", "-point-cost", "10µs", "-duration", dur(120)},
+			args: []string{"-algo", "pmf", "-rank", "10", "-optimizer", "nesterov", "-point-cost", "10µs", "-duration", dur(120)},
 			lr:   0.5, batch: batch(1000), schedule: sched(3), load: ratings},
 		{key: "lr-dense", label: "LR dense", paper: "Criteo, 13 numerical features, B = 6,250",
 			args: []string{"-algo", "lr", "-optimizer", "adam", "-point-cost", "1µs", "-duration", dur(1)},
 			lr:   0.001, batch: batch(500), schedule: sched(0.05), load: dense},
 		{key: "lr-sparse", label: "LR sparse", paper: "Criteo, 13 numerical + 26 categorical features hashed to 10⁵, B = 6,250",
-			args: []string{"-algo", "lr", "-optimizer", "adam", "-point-cost", "2µs", "-duration", dur(60)},
-			lr:   0.001, batch: batch(500), schedule: sched(3), load: sparse},
+			args: []string{"-algo", "lr", "-optimizer", "adam", "-point-cost", "2µs", "-duration", dur(30)},
+			lr:   0.003, batch: batch(500), schedule: sched(1.5), load: sparse},
 	}
 }
 
@@ -211,7 +209,6 @@ type mllessRun struct {
 	p              plan
 	tuner          *scalein.Tuner
 	res            *harness.Result
-	note           string // why it did not run; "" if it ran
 	diverged       error  // a NaN or ±Inf in a delta ended the run
 }
 
@@ -240,12 +237,6 @@ type mllessCase struct {
 // learning rate, adding it the first time it is asked for.
 func (c *mllessCase) run(sync string, workers, batch int, lr float64, tuned bool) *mllessRun {
 	r := &mllessRun{sync: sync, workers: workers, batch: batch, tuned: tuned, lr: lr}
-	if sync == mllessBSP && !ispRuns {
-		// The fallback while the runtimes have no ISP: the harness's BSP,
-		// one optimizer step on the round's mean gradient, with the step
-		// multiplied by the pool to move θ as far as P local steps.
-		r.sync, r.lr = "bsp", lr*float64(workers)
-	}
 	if old, ok := c.byKey[r.key()]; ok {
 		return old
 	}
@@ -254,17 +245,22 @@ func (c *mllessCase) run(sync string, workers, batch int, lr float64, tuned bool
 	return r
 }
 
-// isp is the -sync entry of ISP with threshold v; isp:0 is MLLess's BSP.
-func isp(v float64) string { return "isp:" + strconv.FormatFloat(v, 'g', -1, 64) }
+// isp is the -sync entry of ISP with threshold v; v = 0 is MLLess's BSP.
+func isp(v float64) string {
+	if v == 0 {
+		return mllessBSP
+	}
+	return "isp:" + strconv.FormatFloat(v, 'g', -1, 64)
+}
 
-// mllessBSP is MLLess's BSP: ISP with v = 0 (Corollary 1), the same
-// parameter-space design as the other ISP runs (every worker steps its
-// own optimizer on its replica and the changes add up), not the harness's
-// server-optimizer BSP.
-var mllessBSP = isp(0)
-
-// ispRuns says whether the runtimes run ISP (consistency parses it).
-var ispRuns = func() bool { _, err := parsePlan(isp(mllessISP)); return err == nil }()
+// mllessBSP and mllessSSP are BSP and SSP in MLLess's replica design, as
+// ISP runs (harness.Experiment.Replicas): every worker steps its own
+// optimizer on its replica and commits the parameter change, and the
+// changes add up; bsp+replicas is isp:0 bit for bit (Corollary 1).
+const (
+	mllessBSP    = "bsp+replicas"
+	mllessSSPRun = "ssp:3+replicas"
+)
 
 // sweep returns the Fig. 5 runs, in mllessThresholds order.
 func (c *mllessCase) sweep() []*mllessRun {
@@ -282,56 +278,18 @@ func (c *mllessCase) scaleIn(p int) (fixed, tuned *mllessRun) {
 }
 
 // fig9Syncs are the models of Fig. 9.
-var fig9Syncs = []string{mllessBSP, "ssp:" + strconv.Itoa(mllessSSP), isp(mllessISP)}
+var fig9Syncs = []string{mllessBSP, mllessSSPRun, isp(mllessISP)}
 
-// mllessSSPSteps divide the learning rate of the SSP runs: SSP is run
-// with ISP's step and a quarter of it, and Fig. 9 shows the better run.
-// The runtime's SSP applies every commit with one optimizer at the server,
-// whose momentum then carries gradients up to s clocks stale; at ISP's
-// step that can diverge (see the report).
-var mllessSSPSteps = []float64{1, 4}
-
-// fig9All returns every Fig. 9 run at pool p: MLLess's BSP, SSP at each
-// of mllessSSPSteps, and ISP, with the global batch and the global step
-// of mllessBase workers: each worker's batch and learning rate are divided
-// by p/mllessBase, so that a round of p local steps moves θ as far as one
-// of mllessBase.
-func (c *mllessCase) fig9All(p int) []*mllessRun {
-	b, lr := mllessBase*c.w.batch/p, c.w.lr*mllessBase/float64(p)
-	rs := []*mllessRun{c.run(mllessBSP, p, b, lr, false)}
-	for _, k := range mllessSSPSteps {
-		rs = append(rs, c.run(fig9Syncs[1], p, b, lr/k, false))
-	}
-	return append(rs, c.run(fig9Syncs[2], p, b, lr, false))
-}
-
-// fig9 returns the Fig. 9 runs at pool p, in fig9Syncs order: SSP's is
-// the better of its runs.
+// fig9 returns the Fig. 9 runs at pool p, in fig9Syncs order, with the
+// global batch and the global step of mllessBase workers: each worker's
+// batch and learning rate are divided by p/mllessBase, so that a round of
+// p local steps moves θ as far as one of mllessBase.
 func (c *mllessCase) fig9(p int) []*mllessRun {
-	all := c.fig9All(p)
-	ssp := all[1 : len(all)-1]
-	best := ssp[0]
-	for _, r := range ssp[1:] {
-		if c.better(r, best) {
-			best = r
-		}
+	var rs []*mllessRun
+	for _, s := range fig9Syncs {
+		rs = append(rs, c.run(s, p, mllessBase*c.w.batch/p, c.w.lr*mllessBase/float64(p), false))
 	}
-	return []*mllessRun{all[0], best, all[len(all)-1]}
-}
-
-// better says whether run a did better than run b: it reached the target
-// sooner, or neither reached it and a ended lower without diverging.
-func (c *mllessCase) better(a, b *mllessRun) bool {
-	ta, tb := c.ttt(a), c.ttt(b)
-	switch {
-	case ta >= 0 || tb >= 0:
-		return ta >= 0 && (tb < 0 || ta < tb)
-	case a.res == nil:
-		return false
-	case b.res == nil:
-		return true
-	}
-	return a.res.Final < b.res.Final
+	return rs
 }
 
 // plan adds every run of the report to the case.
@@ -342,7 +300,7 @@ func (c *mllessCase) plan() {
 	}
 	if c.w.fig9 {
 		for _, p := range mllessFig9Pools {
-			c.fig9All(p)
+			c.fig9(p)
 		}
 	}
 }
@@ -387,6 +345,11 @@ func (c *mllessCase) newTuner(p int) (*scalein.Tuner, error) {
 	return scalein.New(scalein.Config{Workers: ids, Interval: c.w.schedule, Delta: c.w.schedule / 2, Knee: kn})
 }
 
+// mllessBilling is Table 2's prices billed exactly: the paper rounds VMs
+// to the second and functions to 100 ms, which on runs of minutes is
+// noise but on ours (some under a second) would dominate the ratios.
+var mllessBilling = cost.Options{VMBilling: cost.Exact(), FunctionBilling: cost.Exact()}
+
 // perfPerDollar prices run r up to end (its time to target) on the MLLess
 // deployment of Table 2 (scalein.Bill: a function per worker until its
 // eviction, the messaging and Redis VMs throughout) and returns MLLess's
@@ -399,7 +362,7 @@ func perfPerDollar(r *harness.Result, end time.Duration) (perf, dollars float64,
 			lts[i].Stop = w.Left
 		}
 	}
-	b, err := scalein.Bill(lts, end, cost.Options{})
+	b, err := scalein.Bill(lts, end, mllessBilling)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -479,11 +442,6 @@ func runMLLess(ctx context.Context, f *mllessFlags, scale mllessScale, stderr io
 		c.plan()
 		for _, r := range c.runs {
 			if r.f, err = c.flagsFor(r, f.seed); err != nil {
-				if strings.HasPrefix(r.sync, "isp") {
-					// consistency.Parse does not know ISP yet.
-					r.note = mllessNoISP
-					continue
-				}
 				return nil, err
 			}
 			r.p = r.f.plans[0]

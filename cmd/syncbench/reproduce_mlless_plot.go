@@ -96,9 +96,6 @@ func (c *mllessCase) comparison(runs []*mllessRun) *comparison {
 func (r *mllessReport) fig5() (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("ISP, %d workers: time to target ÷ BSP's (Fig. 5)", mllessBase)
-	if r.ispNotRun() {
-		p.Title.Text += " — ISP not run yet"
-	}
 	p.X.Label.Text = "significance threshold v (0 = BSP)"
 	p.Y.Label.Text = "normalized time to target"
 	p.Legend.Top = true
@@ -214,9 +211,6 @@ func (r *mllessReport) fig6() (*plot.Plot, error) {
 func (r *mllessReport) fig9(c *mllessCase) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%s, global batch %d: virtual time to target (Fig. 9)", c.w.label, mllessBase*c.w.batch)
-	if r.ispNotRun() {
-		p.Title.Text += " — ISP not run yet"
-	}
 	p.Y.Label.Text = "virtual time to target (s); none: not reached or not run"
 	p.Legend.Top = true
 	p.Add(plotter.NewGrid())

@@ -62,9 +62,6 @@ func TestReproduceMLLessQuick(t *testing.T) {
 			t.Errorf("mlless.md lacks %q", want)
 		}
 	}
-	if !ispRuns && !strings.Contains(md, mllessNoISP) {
-		t.Errorf("mlless.md does not say that ISP did not run")
-	}
 	if strings.Contains(md, "NaN") {
 		t.Errorf("mlless.md has a NaN")
 	}
