@@ -209,7 +209,7 @@ type mllessRun struct {
 	p              plan
 	tuner          *scalein.Tuner
 	res            *harness.Result
-	diverged       error  // a NaN or ±Inf in a delta ended the run
+	diverged       error // a NaN or ±Inf in a delta ended the run
 }
 
 func (r *mllessRun) key() string {
