@@ -515,7 +515,7 @@ func runMLLessJobs(ctx context.Context, jobs []mllessJob, done *int, total int, 
 			res, err := harness.Run(gctx, e)
 			var nf *algorithms.NonFiniteError
 			switch {
-			case errors.As(err, &nf):
+			case errors.As(err, &nf) || errors.Is(err, scalein.ErrNonFinite):
 				// A diverged run is a result (it never reaches the target),
 				// not a failure of the report.
 				j.r.diverged = err
