@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/syncmodels/syncmodels/harness"
 )
 
 // figures writes the PNGs into dir.
@@ -85,7 +87,7 @@ func (c *mllessCase) comparison(runs []*mllessRun) *comparison {
 		if cmp == nil {
 			cmp = &comparison{f: run.f, alg: c.algs[c.w.lr], d: c.d, initial: c.initial, best: c.ref, target: c.target, derived: true, minimize: true}
 		}
-		cmp.runs = append(cmp.runs, run.res)
+		cmp.runs = append(cmp.runs, finiteCurve(run.res))
 		cmp.ttt = append(cmp.ttt, c.ttt(run))
 	}
 	return cmp
@@ -237,4 +239,17 @@ func (r *mllessReport) fig9(c *mllessCase) (*plot.Plot, error) {
 	}
 	p.Y.Min = 0
 	return p, nil
+}
+
+// finiteCurve returns res with its curve cut at the first non-finite loss
+// (a run that blew up), which a plot cannot draw.
+func finiteCurve(res *harness.Result) *harness.Result {
+	for i, pt := range res.Curve {
+		if math.IsNaN(pt.Objective) || math.IsInf(pt.Objective, 0) {
+			cut := *res
+			cut.Curve = res.Curve[:i]
+			return &cut
+		}
+	}
+	return res
 }
