@@ -503,7 +503,14 @@ func (s *sim) start(ev *simEvent) {
 		if r.timer <= 0 {
 			r.timer = ev.eff.Interval
 		}
-		if e := s.now + r.timer - r.start; e <= 0 {
+		e := s.now + r.timer - r.start
+		if s.st.tune != nil {
+			// The round's barrier begins when the first worker stops
+			// computing: its timer fires or its pass ends (§5.2; the
+			// tuner's φ, interval.Report.BarrierCost).
+			s.st.tune.interrupted(r.start + min(e, r.pace.end(r.k)))
+		}
+		if e <= 0 {
 			sh.owed = -e
 			r.owed += e
 			r.start, r.k = s.now+r.timer, 0

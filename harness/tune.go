@@ -79,9 +79,12 @@ func newTuning(e *Experiment, st *setupState) (*tuning, error) {
 // objective is f(θ) on the sample.
 func (t *tuning) objective(theta []float64) float64 { return t.sample.objective(theta) }
 
-// interrupted notes the round's barrier initiation.
+// interrupted notes a barrier initiation at now: the coordinator's
+// interrupts, or under semi-centralized coordination a worker's local
+// timer firing (or its pass ending first). The round's barrier begins at
+// the earliest one (interval.Report.BarrierCost).
 func (t *tuning) interrupted(now time.Duration) {
-	if t.trigger < 0 {
+	if t.trigger < 0 || now < t.trigger {
 		t.trigger = now
 	}
 }
