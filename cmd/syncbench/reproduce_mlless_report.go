@@ -510,7 +510,7 @@ func (r *mllessReport) gapBullets() string {
 			rate := func(res *harness.Result) float64 { return float64(res.BytesSent) / res.Duration.Seconds() / 1e6 }
 			fmt.Fprintf(&b, "- **SSP gains nothing from its slack here.** SSP saves waiting, not bytes (every worker still fetches every update it missed, §6.4): at %d workers it kept the store's link as busy as BSP (%.0f MB/s against %.0f MB/s, of 125), and our workers are identical, so there is no straggler for the slack to hide. ",
 				mllessBase, rate(rs[1].res), rate(rs[0].res))
-			b.WriteString("MLLess's functions vary in speed, which is where its SSP found 1.1× over BSP; ISP's advantage over SSP is therefore about its advantage over BSP here, above the paper's 1.4–1.9×.\n")
+			b.WriteString("MLLess's functions vary in speed, presumably where its SSP found its 1.1× over BSP; ISP's advantage over SSP is therefore about its advantage over BSP here, above the paper's 1.4–1.9×.\n")
 		}
 		var per []string
 		for _, p := range mllessFig9Pools {
@@ -544,7 +544,7 @@ func (r *mllessReport) gapBullets() string {
 					missed++
 				}
 			}
-			fmt.Fprintf(&b, "Its runs reach the target in under a second of virtual time, a few tens of rounds, so the snapshot grid (1/100 of the run) and a single round move its times by several percent; %d of its %d sweep runs ended short of the target, their held-back updates keeping them just above it.\n", missed, len(sw))
+			fmt.Fprintf(&b, "Its runs reach the target in under a second of virtual time, a few tens of rounds, so the snapshot grid (1/100 of the run) and a single round move its times by several percent; %d of its %d sweep runs ended just short of the target (its final loss is in the details).\n", missed, len(sw))
 		case "lr-sparse":
 			fmt.Fprintf(&b, "- **Hashed sparse LR**: a batch of %d rows with 39 hashed features makes up to %d feature updates over %d weights, so bytes dominate its rounds as they do PMF's; the filter cut them to %.2f× BSP's per round at v = %g (speedup %s). ",
 				c.w.batch, 39*c.w.batch, c.d.sparse.D, bytesRatio, mllessISP, c.speedupCell(isp7, bsp))
@@ -560,7 +560,7 @@ func (r *mllessReport) gapBullets() string {
 			}
 		}
 	}
-	fmt.Fprintf(&b, "- **The auto-tuner evicts faster here.** Removing a worker removes its P − 1 GETs from every round, so the step duration d_p falls with the pool and Eq. 1's s_Δ goes negative (the smaller pool is predicted to be *faster*), which with S = 1%% keeps the tuner evicting every interval (evictions by run: %s). ", strings.Join(ev, "; "))
+	fmt.Fprintf(&b, "- **The auto-tuner keeps evicting.** Removing a worker removes its P − 1 GETs from every round, so the step duration d_p falls with the pool and Eq. 1's s_Δ goes negative (the smaller pool is predicted to be *faster*), which with S = 1%% keeps the tuner evicting every interval (evictions by run: %s). ", strings.Join(ev, "; "))
 	b.WriteString("The evicted workers' shards leave the training (MLLess does not redistribute them), so a pool evicted too far no longer reaches the target: its loss on all the data stalls above it. The knee is found by Kneedle rather than MLLess's slope threshold (−7.5e−5 loss per step suits runs of thousands of steps), and the bill is exact where the paper rounds to the second and to 100 ms (our runs are too short for that rounding not to dominate).\n")
 	b.WriteString("- **Learning rates.** MLLess does not state how it set the learning rate when it fixed the global batch (§6.4); here every worker's step is divided by P/12 so that a round of P local steps moves θ as far in every pool (in the replica design the P local changes add up).\n")
 	b.WriteString("- **Target.** A fixed fraction of the reference BSP run's improvement, not the paper's absolute thresholds; runs stop at it, so the later curves are not drawn.")
