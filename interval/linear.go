@@ -100,8 +100,10 @@ type Stage struct {
 	// stage's range [lo, hi] = [Probe/Reach, 2·Probe·Reach] ∩ [Min, Max],
 	// or the fallback.
 	Interval time.Duration
-	// Fallback is true when the fit predicted no progress at any η in
-	// the stage's range (g ≤ 0 there, or a non-finite fit): Interval is then the
+	// Fallback is true when neither probe made progress (g ≤ 0 at both:
+	// a line through two losses that crosses zero beyond them is not
+	// extrapolated), or the fit predicted no progress at any η in the
+	// stage's range, or it is not finite: Interval is then the
 	// probe interval whose measured g gives the higher rate η·g/(η+φ) —
 	// the one that loses least when both lose; the longer one on a tie,
 	// such as no progress at all — and Rate is that rate.
@@ -114,7 +116,9 @@ type Stage struct {
 	Start float64
 	// Elapsed and Progress are the monitored time and the objective's
 	// progress since then. The stage ends when Progress falls behind
-	// Rate·Elapsed by more than Tolerance·|Rate·Elapsed|.
+	// Rate·Elapsed by more than Tolerance·|Rate·Elapsed|, and a stage
+	// that predicted no progress (Rate ≤ 0: a fallback) after its first
+	// window.
 	Elapsed  time.Duration
 	Progress float64
 	// Remaining is T, the time to reach the configured Target from the
@@ -156,7 +160,9 @@ const probeIterations = 2
 // falls short of Rate × elapsed by more than Tolerance of it (the
 // "convergence delay" of §3.3, Fig. 2c: the linear model no longer holds),
 // a new stage begins with a new checkpoint and new probes. A stage that
-// runs ahead of its prediction continues.
+// runs ahead of its prediction continues; a stage that predicted no
+// progress (both probes lost) ends after its first window, so that the
+// tuner probes again rather than keeping an interval it knows loses.
 //
 // Where the probes of a new stage lie is our reading of the paper, which
 // names η_i and η_{i+1} = 2η_i but not how η_i is chosen after the first
@@ -298,6 +304,10 @@ func (t *LinearFit) fit(g2 float64, phi time.Duration, f float64) Stage {
 	lo := duration(e1.Seconds()/t.cfg.Reach, t.cfg.Min, t.cfg.Max)
 	hi := duration(e2.Seconds()*t.cfg.Reach, t.cfg.Min, t.cfg.Max)
 	eta, ok := Optimum(s.Fit, phi, lo, hi)
+	// Two probes that both made no progress say nothing about where
+	// progress lies: a line through two losses may still cross zero
+	// beyond them, and extrapolating that crossing is a guess.
+	ok = ok && max(t.g1, g2) > 0
 	if ok {
 		s.Interval, s.Rate = eta, rate(s.Fit, eta.Seconds(), phi.Seconds())
 	} else {
@@ -313,6 +323,9 @@ func (t *LinearFit) fit(g2 float64, phi time.Duration, f float64) Stage {
 // behind reports whether the stage has fallen behind its prediction by
 // more than the tolerance (§3.3: a convergence delay starts a new stage).
 func (t *LinearFit) behind() bool {
+	if !(t.stage.Rate > 0) {
+		return true
+	}
 	want := t.stage.Rate * t.stage.Elapsed.Seconds()
 	return t.stage.Progress < want-t.cfg.Tolerance*math.Abs(want)
 }

@@ -109,8 +109,6 @@ func TestLinearFitNoNewStageOtherwise(t *testing.T) {
 		{"one linear stage", []stage{{g: linear(-20, 10)}}},
 		{"faster second stage", []stage{{g: linear(-2, 3)}, {from: 30, g: linear(-20, 10)}}},
 		{"slightly slower second stage, within tolerance", []stage{{g: linear(-20, 10)}, {from: 30, g: linear(-18, 9)}}},
-		{"no progress at all", []stage{{g: linear(0, 0)}}},
-		{"diverging", []stage{{g: linear(-1, -1)}}},
 	} {
 		p := &process{minimize: true, f0: 100, full: time.Hour, phi: 50 * ms, stages: c.stages}
 		tu := must(NewLinearFit(LinearFitConfig{Minimize: true}))(t)
@@ -155,10 +153,52 @@ func TestLinearFitFallback(t *testing.T) {
 	} {
 		p := steady(true, 50*ms, c.g)
 		tu := must(NewLinearFit(LinearFitConfig{Minimize: true}))(t)
-		drive(t, tu, p, 20)
+		drive(t, tu, p, 5) // the first stage's probes and one window
 		s := tu.Stage()
-		if s.Interval != c.want || s.Fallback != c.fallback || !finite(s.Rate) || !finite(s.Fit.A) || !finite(s.Fit.B) {
-			t.Errorf("%s: stage %+v; want η = %v, fallback %v", c.name, s, c.want, c.fallback)
+		if s.Index != 1 || s.Interval != c.want || s.Fallback != c.fallback || !finite(s.Rate) || !finite(s.Fit.A) || !finite(s.Fit.B) {
+			t.Errorf("%s: stage %+v; want stage 1, η = %v, fallback %v", c.name, s, c.want, c.fallback)
+		}
+		// A stage that predicts no progress ends after its first window.
+		if req := drive(t, tu, p, 1)[0]; c.fallback != (req.Op == OpCheckpoint) {
+			t.Errorf("%s: after the first window, %v; fallback %v", c.name, req, c.fallback)
+		}
+	}
+}
+
+// TestLinearFitTwoLossesNotExtrapolated: when both probes lose, the line
+// through them may still cross zero beyond them (g = η − 5 at 0.2 s and
+// 0.4 s crosses at 5 s, within a reach of 16); the stage falls back to the
+// probe that loses least per second rather than betting on that crossing.
+func TestLinearFitTwoLossesNotExtrapolated(t *testing.T) {
+	ms := time.Millisecond
+	p := steady(true, 50*ms, linear(1, -5))
+	tu := must(NewLinearFit(LinearFitConfig{Minimize: true, Reach: 16}))(t)
+	drive(t, tu, p, 4)
+	if s := tu.Stage(); !s.Fallback || s.Interval != 200*ms || !(s.Rate < 0) {
+		t.Errorf("stage %+v; want a fallback to 200ms with a negative rate", s)
+	}
+}
+
+// TestLinearFitLosingStagesReprobe: on a process that loses at every η, each
+// stage runs one window at the probe that loses least per second (the
+// shorter one for g = −η − 1) and probes again around it, so that the
+// stages walk towards the least loss.
+func TestLinearFitLosingStagesReprobe(t *testing.T) {
+	ms := time.Millisecond
+	p := steady(true, 50*ms, linear(-1, -1))
+	tu := must(NewLinearFit(LinearFitConfig{Minimize: true, Window: 3}))(t)
+	reqs := drive(t, tu, p, 5*5)
+	want := []Op{OpCheckpoint, OpRun, OpRollback, OpRun, OpRun}
+	last := time.Duration(0)
+	for i, r := range reqs {
+		if r.Op != want[i%5] {
+			t.Fatalf("request %d is %v; want %v (stages of two probes and one window)", i, r, want[i%5])
+		}
+		if i%5 == 4 {
+			if r.Iterations != 3 || (last != 0 && r.Interval >= last) {
+				t.Errorf("request %d: %v after a stage at %v; want a shorter interval, 3 iterations", i, r, last)
+			}
+			last = r.Interval
 		}
 	}
 }
