@@ -20,6 +20,9 @@
 //     the same checkpoint, two at 2η_i; fit g(η) = a·η + b; run at the η*
 //     maximizing Eq. (7), gain(η) = (T − φ·T/(η+φ))·g(η) (Optimum, Gain);
 //     start a new stage when progress falls behind the stage's prediction.
+//     When both probes lose, the stage falls back to the probe that loses
+//     least per second (a line through two losses is not extrapolated)
+//     and ends after one window, to probe again.
 //     η* is sought within Reach of the stage's probes, and each new stage
 //     probes around the last η* (η*/√2 and √2·η*, our reading of the
 //     paper), so the stages walk towards an optimum far from the first
