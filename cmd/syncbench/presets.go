@@ -105,11 +105,6 @@ func binarySearchConfig(alg algorithms.Algorithm, e *harness.Experiment) interva
 	return interval.BinarySearchConfig{Minimize: alg.Minimize(), Min: lo, Max: max(pass, lo)}
 }
 
-// probeInterval is FSPV's first probe (linearFitConfig).
-func probeInterval(alg algorithms.Algorithm, e *harness.Experiment) time.Duration {
-	return linearFitConfig(alg, e).Probe
-}
-
 // parsePlan reads one -sync entry.
 func parsePlan(s string) (plan, error) {
 	s = strings.TrimSpace(s)

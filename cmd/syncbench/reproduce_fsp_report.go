@@ -42,8 +42,13 @@ type fspSweep struct {
 	pass      time.Duration // P: a full-speed pass over a shard
 	fullRound time.Duration // BSPB's mean round in the sweep setting
 	probe     time.Duration // FSPV's first probe
+	lo        time.Duration // FSPV's shortest interval (LinearFitConfig.Min)
 	best      time.Duration // best time to target over the fixed η, -1 if none reached
 	bestEta   time.Duration
+	// bestIn and bestInEta are the best over the fixed η FSPV may choose
+	// (η ≥ lo); bestIn is -1 if none of them reached the target.
+	bestIn    time.Duration
+	bestInEta time.Duration
 	fspv      time.Duration // FSPV's time to target, -1 if not reached
 	mainEta   time.Duration // the interval FSPV ran longest before its target (or the end)
 	shares    []etaShare    // FSPV's intervals by time, longest first
@@ -66,16 +71,21 @@ func firstProbe(r *harness.Result, i int) bool {
 
 func (c *fspCase) sweepSummary() fspSweep {
 	f := c.sweepFlags
-	sw := fspSweep{pass: shardPass(c.alg, f), best: -1, fspv: -1, grid: f.evalEvery}
+	sw := fspSweep{pass: shardPass(c.alg, f), best: -1, bestIn: -1, fspv: -1, grid: f.evalEvery}
 	if b := c.system(fspSweepSetting, "bspb"); b != nil && b.Versions > 0 {
 		sw.fullRound = b.Duration / time.Duration(b.Versions)
 	}
 	e := f.experiment(c.alg, consistency.Spec{Kind: consistency.FSP})
 	e.Cost = withCostDefaults(e.Cost)
-	sw.probe = probeInterval(c.alg, &e)
+	cfg := linearFitConfig(c.alg, &e)
+	sw.probe, sw.lo = cfg.Probe, cfg.Min
 	for i, r := range c.sweep {
-		if t := c.ttt(r); t >= 0 && (sw.best < 0 || t < sw.best) {
+		t := c.ttt(r)
+		if t >= 0 && (sw.best < 0 || t < sw.best) {
 			sw.best, sw.bestEta = t, c.etas[i]
+		}
+		if t >= 0 && c.etas[i] >= sw.lo && (sw.bestIn < 0 || t < sw.bestIn) {
+			sw.bestIn, sw.bestInEta = t, c.etas[i]
 		}
 	}
 	r := c.sweepFSPV
@@ -557,7 +567,7 @@ func (r *fspReport) gapBullets() string {
 		fmt.Fprintf(&b, " %s %s the target within two snapshots under the fastest system, so those rows mostly measure the first rounds and are rounded to the snapshot grid.", strings.Join(early, ", "), verb)
 	}
 	b.WriteString("\n- **Cheap barriers, free pilots.** A barrier costs only latency, bandwidth (10 Gbit/s, 10× the paper's) and merge time: no JVM, no garbage collection, no network jitter. BSPV therefore affords batches of 1/32 of a shard, and its batch is chosen by pilots worth 60% of a run that are not charged; FSPV pays for its probes and rollbacks inside its run. Without stragglers those cheap mini-batch updates compete well with FSPV (the paper found FSPV about 1.3× faster there); with stragglers BSPV still waits for every pause (τ = 32 ms), which is where FSPV gains.\n")
-	b.WriteString("- **FSPV's interval.** FSPV fits g(η) linearly between its two probes and maximizes Eq. 7 within 4× of them; each new stage probes around the last η*, so that the stages walk towards an optimum far from the first probe (our reading of §3.3, whose footnote sets every η_i to a user value, 200 ms by default). A quality that falls like 1/η (progress per iteration roughly constant, as with Adam's steps) bends away from the line through η_i and 2η_i, so the fit puts η* above the optimum and the stages approach a small optimum from above, one stage at a time. The stages end when progress falls 20% behind the stage's prediction, which a decelerating objective soon does, and each begins with two rolled-back iterations. ")
+	b.WriteString("- **FSPV's interval.** FSPV fits g(η) linearly between its two probes and maximizes Eq. 7 within 4× of them; each new stage probes around the last η*, so that the stages walk towards an optimum far from the first probe (our reading of §3.3, whose footnote sets every η_i to a user value, 200 ms by default). A quality that falls like 1/η (progress per iteration roughly constant, as with Adam's steps) bends away from the line through η_i and 2η_i, so the fit puts η* above the optimum and the stages approach a small optimum from above, one stage at a time. The stages end when progress falls 20% behind the stage's prediction, which a decelerating objective soon does, and each begins with two rolled-back iterations. When both probes lose (near the end, where two iterations' progress can be smaller than the noise of the sampled objective), the stage does not extrapolate the two losses: it falls back to the probe that loses least per second and probes again after one window. ")
 	var sws []string
 	for _, c := range r.ran {
 		if len(c.sweep) == 0 {
@@ -635,6 +645,7 @@ func (r *fspReport) intervals() {
 		r.table(rows)
 		r.p("\nFull-batch round (BSPB, %s): %s. Before it reached the target (or the end), FSPV ran %d stage(s) (the first probing at %s and %s, each later one around the last η*) and spent %.0f%% of that time in probes; its intervals by share of that time: %s.\n\n",
 			fspSettings[fspSweepSetting].label, fmtDur(sw.fullRound), sw.stages, fmtDur(sw.probe), fmtDur(2*sw.probe), 100*sw.probing, r.shareLine(sw))
+		r.p("%s", belowBound(sw))
 		r.p("**Acceptance (FSPV within %.3g× of the best fixed η): %s**\n\n", fspAcceptance, r.verdict(sw))
 		r.p("![Fig. 15 here, %s](fsp/fig15-%s.png)\n\n", c.w.label, c.w.key)
 	}
@@ -680,6 +691,23 @@ func (r *fspReport) shareLine(sw fspSweep) string {
 		return "none recorded"
 	}
 	return strings.Join(s, ", ")
+}
+
+// belowBound says, when the best fixed η is shorter than FSPV's shortest
+// interval, which fixed η FSPV could have chosen and how it compares with
+// the best of those; "" otherwise.
+func belowBound(sw fspSweep) string {
+	if sw.best < 0 || sw.bestEta >= sw.lo {
+		return ""
+	}
+	s := fmt.Sprintf("The best fixed η (%s) is shorter than FSPV's shortest interval, %s (the tuners' lower bound: 16 points' time, and at least twice the longest apply). ", fmtDur(sw.bestEta), fmtDur(sw.lo))
+	switch {
+	case sw.bestIn < 0:
+		return s + "No fixed η of the grid at or above that bound reached the target.\n\n"
+	case sw.fspv < 0:
+		return s + fmt.Sprintf("Among the fixed η of the grid at or above it, the best is %s (%s); FSPV did not reach the target.\n\n", fmtDur(sw.bestInEta), fmtTTT(sw.bestIn))
+	}
+	return s + fmt.Sprintf("Among the fixed η of the grid at or above it, the best is %s (%s): FSPV took %.2f× its time.\n\n", fmtDur(sw.bestInEta), fmtTTT(sw.bestIn), sw.fspv.Seconds()/sw.bestIn.Seconds())
 }
 
 func (r *fspReport) verdict(sw fspSweep) string {

@@ -176,3 +176,30 @@ func TestSpeedupOf(t *testing.T) {
 		}
 	}
 }
+
+// TestBelowBound: the sweep's note when the best fixed η lies below FSPV's
+// shortest interval (as LR's P/256 did against 16 points' time), with the
+// numbers of that case.
+func TestBelowBound(t *testing.T) {
+	us, ms := time.Microsecond, time.Millisecond
+	lr := fspSweep{lo: 160 * us, best: 52 * ms, bestEta: 117187 * time.Nanosecond, bestIn: 68 * ms, bestInEta: 234375 * time.Nanosecond, fspv: 80 * ms}
+	for _, c := range []struct {
+		name string
+		sw   func(fspSweep) fspSweep
+		want string // "" for no note
+	}{
+		{"FSPV reached", func(s fspSweep) fspSweep { return s },
+			"The best fixed η (117 µs) is shorter than FSPV's shortest interval, 160 µs (the tuners' lower bound: 16 points' time, and at least twice the longest apply). Among the fixed η of the grid at or above it, the best is 234 µs (0.068 s): FSPV took 1.18× its time.\n\n"},
+		{"FSPV did not reach", func(s fspSweep) fspSweep { s.fspv = -1; return s },
+			"Among the fixed η of the grid at or above it, the best is 234 µs (0.068 s); FSPV did not reach the target.\n\n"},
+		{"none above the bound reached", func(s fspSweep) fspSweep { s.bestIn = -1; return s },
+			"No fixed η of the grid at or above that bound reached the target.\n\n"},
+		{"best within the bound", func(s fspSweep) fspSweep { s.bestEta = 234375 * time.Nanosecond; return s }, ""},
+		{"no fixed η reached", func(s fspSweep) fspSweep { s.best, s.bestIn = -1, -1; return s }, ""},
+	} {
+		got := belowBound(c.sw(lr))
+		if c.want == "" && got != "" || !strings.HasSuffix(got, c.want) {
+			t.Errorf("%s: %q; want it to end with %q", c.name, got, c.want)
+		}
+	}
+}
