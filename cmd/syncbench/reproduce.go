@@ -1,9 +1,15 @@
 package main
 
 import (
+	"context"
+	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
 	"strings"
+	"time"
 )
 
 // papers are the evaluations `syncbench reproduce` regenerates, by name.
@@ -43,3 +49,28 @@ papers:
 syncbench reproduce PAPER -h lists its flags; docs/reproduce/PAPER.md is the
 report it writes.
 `
+
+// reportCommand is the skeleton every `syncbench reproduce PAPER` shares:
+// it parses fs (flags registered, validated by check), creates OUT/PAPER
+// first so that a bad -out fails before the runs, then calls run under a
+// context an interrupt cancels, with the start time for the report's wall
+// time. fs is named "syncbench reproduce PAPER".
+func reportCommand(paper string, fs *flag.FlagSet, args []string, check func() error, out *string,
+	run func(ctx context.Context, start time.Time) error, stdout, stderr io.Writer) int {
+	if code, ok := parseFlags(fs, args, check, stderr); !ok {
+		return code
+	}
+	start := time.Now()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	err := os.MkdirAll(filepath.Join(*out, paper), 0o755)
+	if err == nil {
+		err = run(ctx, start)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", fs.Name(), oneLine(err))
+		return 1
+	}
+	fmt.Fprintf(stdout, "wrote %s and %s in %.0f s\n", filepath.Join(*out, paper+".md"), filepath.Join(*out, paper)+string(filepath.Separator), time.Since(start).Seconds())
+	return 0
+}

@@ -9,8 +9,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/signal"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -301,33 +299,18 @@ func reproduceFSP(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("syncbench reproduce fsp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f.register(fs)
-	if code, ok := parseFlags(fs, args, f.check, stderr); !ok {
-		return code
-	}
 	f.args = args
-	start := time.Now()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	scale := fspFull
-	if f.quick {
-		scale = fspQuick
-	}
-	// Create the output directory first, so a bad -out fails before the runs.
-	err := os.MkdirAll(filepath.Join(f.out, "fsp"), 0o755)
-	var cases []*fspCase
-	var migs []*fspMigCase
-	if err == nil {
-		cases, migs, err = runFSP(ctx, &f, scale, stderr)
-	}
-	if err == nil {
-		err = writeFSPReport(&f, scale, cases, migs, time.Since(start))
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "syncbench reproduce fsp: %v\n", oneLine(err))
-		return 1
-	}
-	fmt.Fprintf(stdout, "wrote %s and %s in %.0f s\n", filepath.Join(f.out, "fsp.md"), filepath.Join(f.out, "fsp")+string(filepath.Separator), time.Since(start).Seconds())
-	return 0
+	return reportCommand("fsp", fs, args, f.check, &f.out, func(ctx context.Context, start time.Time) error {
+		scale := fspFull
+		if f.quick {
+			scale = fspQuick
+		}
+		cases, migs, err := runFSP(ctx, &f, scale, stderr)
+		if err != nil {
+			return err
+		}
+		return writeFSPReport(&f, scale, cases, migs, time.Since(start))
+	}, stdout, stderr)
 }
 
 // runFSP loads every workload and runs every job, GOMAXPROCS at a time

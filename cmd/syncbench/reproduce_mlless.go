@@ -10,9 +10,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
-	"os/signal"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -386,32 +383,18 @@ func reproduceMLLess(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("syncbench reproduce mlless", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f.register(fs)
-	if code, ok := parseFlags(fs, args, f.check, stderr); !ok {
-		return code
-	}
 	f.args = args
-	start := time.Now()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	scale := mllessFull
-	if f.quick {
-		scale = mllessQuick
-	}
-	// Create the output directory first, so a bad -out fails before the runs.
-	err := os.MkdirAll(filepath.Join(f.out, "mlless"), 0o755)
-	var cases []*mllessCase
-	if err == nil {
-		cases, err = runMLLess(ctx, &f, scale, stderr)
-	}
-	if err == nil {
-		err = writeMLLessReport(&f, cases, time.Since(start))
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "syncbench reproduce mlless: %v\n", oneLine(err))
-		return 1
-	}
-	fmt.Fprintf(stdout, "wrote %s and %s in %.0f s\n", filepath.Join(f.out, "mlless.md"), filepath.Join(f.out, "mlless")+string(filepath.Separator), time.Since(start).Seconds())
-	return 0
+	return reportCommand("mlless", fs, args, f.check, &f.out, func(ctx context.Context, start time.Time) error {
+		scale := mllessFull
+		if f.quick {
+			scale = mllessQuick
+		}
+		cases, err := runMLLess(ctx, &f, scale, stderr)
+		if err != nil {
+			return err
+		}
+		return writeMLLessReport(&f, cases, time.Since(start))
+	}, stdout, stderr)
 }
 
 // mllessJob is one run to do.
