@@ -24,9 +24,11 @@
 //     least per second (a line through two losses is not extrapolated)
 //     and ends after one window, to probe again.
 //     η* is sought within Reach of the stage's probes, and each new stage
-//     probes around the last η* (η*/√2 and √2·η*, our reading of the
-//     paper), so the stages walk towards an optimum far from the first
-//     probe instead of extrapolating to it.
+//     probes next to the last η* (our reading of the paper): at η*/√2
+//     and √2·η* if the last fit chose η* between its probes, else at
+//     η*/2 and η* (η* and 2η*) if it moved below (above) them, so the
+//     stages walk towards an optimum far from the first probe instead of
+//     extrapolating to it.
 //     The stage length T scales gain(η) but does not move its maximum, so
 //     no target objective is needed; given one, Stage().Remaining is the
 //     T predicted as |f_cur − f_tar| over the stage's rate.

@@ -24,7 +24,7 @@ type LinearFitConfig struct {
 	// Reach bounds how far a stage's linear fit is extrapolated beyond its
 	// probes η_i and 2η_i: η* lies in [η_i/Reach, 2η_i·Reach] (and in
 	// [Min, Max]). An optimum further away is reached over several stages,
-	// each probing around the last η*. 0 means 4; otherwise ≥ 1.
+	// each probing next to the last η*. 0 means 4; otherwise ≥ 1.
 	Reach float64
 	// Window is how many iterations each monitoring request asks for: the
 	// stage's prediction is checked after every Window iterations. 0 means
@@ -166,13 +166,24 @@ const probeIterations = 2
 //
 // Where the probes of a new stage lie is our reading of the paper, which
 // names η_i and η_{i+1} = 2η_i but not how η_i is chosen after the first
-// stage. The first stage probes at Probe; stage i+1 probes at η_{i+1} =
-// η*_i/√2 and √2·η*_i (clamped so that both lie in [Min, Max]), so that
-// its two probes bracket the interval the stage before chose and its fit
-// interpolates around it rather than extrapolating from far away. An
-// optimum outside one stage's reach is thus approached stage by stage,
-// each correcting the last (the self-correction of §3.3), instead of
-// being extrapolated from probes fixed at the start.
+// stage. The first stage probes at Probe; stage i+1 probes next to
+// η*_i, the interval stage i chose, on the side the fit moved it to
+// (clamped so that both probes lie in [Min, Max]):
+//
+//   - η*_i below stage i's probes: at η*_i/2 and η*_i;
+//   - η*_i above them: at η*_i and 2η*_i;
+//   - η*_i between them: at η*_i/√2 and √2·η*_i, bracketing it.
+//
+// Its fit thus interpolates around the last choice, or extends the
+// direction the last fit found, rather than extrapolating from far away.
+// An optimum outside one stage's reach is approached stage by stage, each
+// correcting the last (the self-correction of §3.3), instead of being
+// extrapolated from probes fixed at the start. Placing the probes on the
+// side the optimum moved to matters when the quality falls like 1/η
+// (progress per iteration about constant, as with Adam's steps): a line
+// through two such points bends away from the curve and puts η* at about
+// the probes, so bracketing probes would walk towards a small optimum by
+// a factor of only about 0.8 per stage.
 //
 // The requests of a stage, in order:
 //
@@ -256,7 +267,7 @@ func (t *LinearFit) Observe(rep Report) error {
 		}
 		phi := (t.phi1 + float64(rep.Iterations)*rep.BarrierCost.Seconds()) / float64(t.n1+rep.Iterations)
 		t.stage = t.fit(g2, duration(phi, 0, math.MaxInt64), rep.Objective)
-		t.probe = duration(t.stage.Interval.Seconds()/math.Sqrt2, t.cfg.Min, t.cfg.Max/2)
+		t.probe = t.nextProbe()
 		t.f = rep.Objective
 		t.phase = fitMonitor
 	case fitMonitor:
@@ -318,6 +329,20 @@ func (t *LinearFit) fit(g2 float64, phi time.Duration, f float64) Stage {
 		}
 	}
 	return s
+}
+
+// nextProbe is η_{i+1}, the next stage's first probe, from the stage just
+// fitted (see LinearFit).
+func (t *LinearFit) nextProbe() time.Duration {
+	eta, e1 := t.stage.Interval.Seconds(), t.stage.Probe.Seconds()
+	next := eta / math.Sqrt2
+	switch {
+	case eta < e1:
+		next = eta / 2
+	case eta > 2*e1:
+		next = eta
+	}
+	return duration(next, t.cfg.Min, t.cfg.Max/2)
 }
 
 // behind reports whether the stage has fallen behind its prediction by

@@ -203,31 +203,55 @@ func TestLinearFitLosingStagesReprobe(t *testing.T) {
 	}
 }
 
+// wantNextProbe is the first probe LinearFit's doc gives the stage after
+// prev: η*/2 if prev's η* lies below its probes, η* if above, η*/√2 if
+// between (before clamping).
+func wantNextProbe(prev Stage) time.Duration {
+	eta := float64(prev.Interval)
+	switch {
+	case prev.Interval < prev.Probe:
+		eta /= 2
+	case prev.Interval <= 2*prev.Probe:
+		eta /= math.Sqrt2
+	}
+	return time.Duration(math.Round(eta))
+}
+
+// fitStage fits stage i+1 of tu on p (a restart first unless i = 0: the
+// checkpoint, the two probes and the first monitoring window) and
+// returns it.
+func fitStage(t *testing.T, tu *LinearFit, p *process, i int) Stage {
+	t.Helper()
+	if i > 0 {
+		if err := tu.Restart(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	drive(t, tu, p, 6)
+	return tu.Stage()
+}
+
 // TestLinearFitWalksToFarOptimum: an optimum beyond the first stage's
-// reach is approached stage by stage, each probing at η*/√2 and √2·η* of
-// the stage before, until the stage's range holds it.
+// reach is approached stage by stage, each probing next to the η* of the
+// stage before, until the stage's range holds it.
 func TestLinearFitWalksToFarOptimum(t *testing.T) {
 	ms := time.Millisecond
 	p := steady(true, 100*ms, linear(-0.5, 4)) // η* = 800 ms
 	tu := must(NewLinearFit(LinearFitConfig{Minimize: true, Probe: 10 * ms, Max: 4 * time.Second, Reach: 2}))(t)
 	want := analytic(Line{A: -0.5, B: 4}, 0.1)
 	var etas []time.Duration
+	var prev Stage
 	for i := range 5 {
-		if i > 0 {
-			if err := tu.Restart(); err != nil {
-				t.Fatal(err)
-			}
-		}
-		drive(t, tu, p, 6)
-		s := tu.Stage()
+		s := fitStage(t, tu, p, i)
 		if s.Index != i+1 {
 			t.Fatalf("stage %d after %d restarts", s.Index, i)
 		}
 		if i > 0 {
-			if wantProbe := time.Duration(math.Round(float64(etas[i-1]) / math.Sqrt2)); s.Probe != wantProbe {
-				t.Errorf("stage %d probed at %v; want η*/√2 = %v of the stage before (%v)", s.Index, s.Probe, wantProbe, etas[i-1])
+			if wantProbe := wantNextProbe(prev); s.Probe != wantProbe {
+				t.Errorf("stage %d probed at %v; want %v after the stage before chose %v from probes at %v", s.Index, s.Probe, wantProbe, prev.Interval, prev.Probe)
 			}
 		}
+		prev = s
 		// Each stage reaches at most 2·Reach = 4 times its first probe.
 		if s.Interval > 4*s.Probe {
 			t.Errorf("stage %d: η* = %v beyond 4 × its probe %v", s.Index, s.Interval, s.Probe)
@@ -297,5 +321,42 @@ func TestLinearFitEarlyTrigger(t *testing.T) {
 	// Probes at 200 ms (g = 6) and 400 ms, cut to 300 ms (g = 4).
 	if s := tu.Stage(); math.Abs(s.Fit.A-(-10)) > 1e-9 || math.Abs(s.Fit.B-8) > 1e-9 {
 		t.Errorf("fit %v; want g(η) = -10·η + 8", s.Fit)
+	}
+}
+
+// TestLinearFitWalksDownAlongOneOverEta: a quality g(η) = c/η (the same
+// progress per iteration whatever η, as with Adam's normalized steps)
+// makes the rate c/(η+φ) largest at the shortest interval. A line through
+// two points of c/η puts η* at about the probes; probing below the last
+// η* when the fit moved it down walks to Min in 5 stages (probing around
+// each η* instead takes 8 here), each stage probing where the doc says.
+func TestLinearFitWalksDownAlongOneOverEta(t *testing.T) {
+	ms := time.Millisecond
+	phi := 2 * ms
+	p := steady(true, phi, func(eta float64) float64 { return 0.01 / eta })
+	tu := must(NewLinearFit(LinearFitConfig{Minimize: true, Probe: 64 * ms, Min: ms, Max: time.Second}))(t)
+	var prev Stage
+	for i := range 5 {
+		s := fitStage(t, tu, p, i)
+		t.Logf("stage %d: probes %v, %v: η* = %v", s.Index, s.Probe, 2*s.Probe, s.Interval)
+		if i > 0 {
+			if want := max(wantNextProbe(prev), ms); s.Probe != want {
+				t.Errorf("stage %d probed at %v; want %v after the stage before chose %v from probes at %v", s.Index, s.Probe, want, prev.Interval, prev.Probe)
+			}
+			if s.Interval > prev.Interval {
+				t.Errorf("stage %d chose %v, longer than the stage before (%v): the rate falls with η", s.Index, s.Interval, prev.Interval)
+			}
+		}
+		prev = s
+	}
+	// The line through c/η at η1 and 2η1 is g = c·(1.5/η1 − η/(2η1²));
+	// η·g(η)/(η+φ) is largest at η1·(−r + √(r² + 3r)), r = φ/η1.
+	if prev.Probe != ms {
+		t.Fatalf("after 5 stages probing at %v; want Min = %v", prev.Probe, ms)
+	}
+	r := float64(phi) / float64(ms)
+	want := float64(ms) * (-r + math.Sqrt(r*r+3*r))
+	if got := float64(prev.Interval); math.Abs(got-want) > 1e-6*want {
+		t.Errorf("η* = %v from probes at Min and 2·Min; want %v", prev.Interval, time.Duration(want))
 	}
 }

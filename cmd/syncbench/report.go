@@ -164,6 +164,18 @@ type runJSON struct {
 	// Migration is what data migration recorded (fspv+asyn, fspv+opt),
 	// absent otherwise.
 	Migration *migrationJSON `json:"migration,omitempty"`
+	// Intervals are the barrier intervals an interval tuner chose (fspb,
+	// fspv and their variants), absent otherwise.
+	Intervals []intervalJSON `json:"intervals,omitempty"`
+}
+
+// intervalJSON is a harness.IntervalPoint: from t_s on, the barrier
+// interval was interval_s (0 for a full-batch round); probe marks one of
+// FSPV's probes.
+type intervalJSON struct {
+	TS        float64 `json:"t_s"`
+	IntervalS float64 `json:"interval_s"`
+	Probe     bool    `json:"probe,omitempty"`
 }
 
 // migrationJSON summarises a harness.MigrationResult: Eq. 8's ε, the
@@ -268,6 +280,9 @@ func (c *comparison) json() compareJSON {
 		if r.Sync.Kind == consistency.ISP {
 			held := r.Held
 			rj.Held = &held
+		}
+		for _, p := range r.Intervals {
+			rj.Intervals = append(rj.Intervals, intervalJSON{TS: p.T.Seconds(), IntervalS: max(p.Interval, 0).Seconds(), Probe: p.Probe})
 		}
 		for _, p := range r.Curve {
 			rj.Curve = append(rj.Curve, pointJSON{TS: p.T.Seconds(), Objective: p.Objective, Version: uint64(p.Version), Points: p.Points})

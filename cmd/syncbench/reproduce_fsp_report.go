@@ -1,12 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -55,6 +57,35 @@ type fspSweep struct {
 	stages    int           // FSPV stages (probe pairs)
 	probing   float64       // the share of that time FSPV spent in probes
 	grid      time.Duration // the sweep's snapshot interval
+	// The fields above are of the report's seed (the first); over every
+	// seed of the sweep: ttts[k][i] is seed k's time to target at etas[i]
+	// and fspvs[k] FSPV's (-1: not reached), med[i] and fspvMed their
+	// medians, bestMed the least of med (-1 if every median is not
+	// reached) at bestMedEta.
+	ttts       [][]time.Duration
+	fspvs      []time.Duration
+	med        []time.Duration
+	fspvMed    time.Duration
+	bestMed    time.Duration
+	bestMedEta time.Duration
+}
+
+// median is the median time to target of ts, a not-reached run (-1)
+// counting as longer than any: the middle one for an odd count, the
+// longer of the two middle ones for an even count; -1 if that one did not
+// reach the target.
+func median(ts []time.Duration) time.Duration {
+	if len(ts) == 0 {
+		return -1
+	}
+	s := slices.Clone(ts)
+	slices.SortFunc(s, func(a, b time.Duration) int {
+		if a < 0 || b < 0 {
+			return cmp.Compare(b, a) // -1 last
+		}
+		return cmp.Compare(a, b)
+	})
+	return s[len(s)/2]
 }
 
 // etaShare is how long FSPV ran at one interval.
@@ -79,8 +110,31 @@ func (c *fspCase) sweepSummary() fspSweep {
 	e.Cost = withCostDefaults(e.Cost)
 	cfg := linearFitConfig(c.alg, &e)
 	sw.probe, sw.lo = cfg.Probe, cfg.Min
-	for i, r := range c.sweep {
-		t := c.ttt(r)
+	sw.bestMed, sw.fspvMed = -1, -1
+	for k, runs := range c.sweep {
+		row := make([]time.Duration, len(runs))
+		for i, r := range runs {
+			row[i] = c.ttt(r)
+		}
+		sw.ttts = append(sw.ttts, row)
+		sw.fspvs = append(sw.fspvs, c.ttt(c.sweepFSPV[k]))
+	}
+	for i := range c.etas {
+		var col []time.Duration
+		for _, row := range sw.ttts {
+			col = append(col, row[i])
+		}
+		m := median(col)
+		sw.med = append(sw.med, m)
+		if m >= 0 && (sw.bestMed < 0 || m < sw.bestMed) {
+			sw.bestMed, sw.bestMedEta = m, c.etas[i]
+		}
+	}
+	sw.fspvMed = median(sw.fspvs)
+	if len(c.sweep) == 0 {
+		return sw
+	}
+	for i, t := range sw.ttts[0] {
 		if t >= 0 && (sw.best < 0 || t < sw.best) {
 			sw.best, sw.bestEta = t, c.etas[i]
 		}
@@ -88,11 +142,8 @@ func (c *fspCase) sweepSummary() fspSweep {
 			sw.bestIn, sw.bestInEta = t, c.etas[i]
 		}
 	}
-	r := c.sweepFSPV
-	if r == nil {
-		return sw
-	}
-	sw.fspv = c.ttt(r)
+	r := c.sweepFSPV[0]
+	sw.fspv = sw.fspvs[0]
 	end := r.Duration
 	if sw.fspv >= 0 {
 		end = sw.fspv
@@ -254,7 +305,7 @@ func (r *fspReport) setup() {
 	r.p("- **Stragglers** (§6.1), drawn from the seed, the same workers in every run: *Injected*: %s; *Natural*: %s; and none (Fig. 8).\n",
 		r.stragglers(0), r.stragglers(1))
 	r.p("- **Systems** (§6.1): `bspb` full-batch BSP; `bspv` mini-batch BSP, batch chosen by a pilot of 10%% of the run for each of 1/32 … 1/1 of a shard (not charged to the run: it favours BSPV); ")
-	r.p("`asp` asynchronous, each worker committing 1/32 of its shard at a time (the paper's finer ASP, §6.4); `fspb` FSP with the binary-search interval tuner, η0 measured by a full-batch round and capped at P, η at least the shortest interval the cost model allows (16 points' time, or twice the longest apply if that is longer); `fspv` FSP with the multi-stage linear-fit tuner (the first stage probes at P/64 and P/32, P the time of a full-speed pass over a shard; each later stage probes at η*/√2 and √2·η* of the stage before; η* within 4× of the stage's probes and between that shortest interval and P; the prediction checked every 16 iterations; its probes and rollbacks are charged to the run, and the objective snapshots taken during a rolled-back probe show the checkpoint's parameters); `fspv+opt` FSPV+opt (§6): FSPV with asynchronous data migration and semi-centralized timers (see the Fig. 12 section).\n")
+	r.p("`asp` asynchronous, each worker committing 1/32 of its shard at a time (the paper's finer ASP, §6.4); `fspb` FSP with the binary-search interval tuner, η0 measured by a full-batch round and capped at P, η at least the shortest interval the cost model allows (one point's time, or twice the longest apply if that is longer); `fspv` FSP with the multi-stage linear-fit tuner (the first stage probes at P/64 and P/32, P the time of a full-speed pass over a shard; each later stage probes next to the η* of the stage before: at η*/√2 and √2·η* if that fit chose η* between its probes, at η*/2 and η* (η* and 2η*) if it moved below (above) them; η* within 4× of the stage's probes and between that shortest interval and P; the prediction checked every 16 iterations; its probes and rollbacks are charged to the run, and the objective snapshots taken during a rolled-back probe show the checkpoint's parameters); `fspv+opt` FSPV+opt (§6): FSPV with asynchronous data migration and semi-centralized timers (see the Fig. 12 section).\n")
 	r.p("- **Target** (one per workload, the same for its %d runs): `f0 − 0.99·(f0 − best)`, with f0 the objective at θ0 and *best* the best final objective over the workload's runs in all three settings — `syncbench compare`'s derived target, pooled over the settings so that times compare across them. ",
 		len(fspSystems)*len(fspSettings))
 	r.p("(The paper presets a target objective, §5.3.) The time to target is the first objective snapshot at or past it; snapshots are 1/100 of the run apart, so times are rounded up to that grid (the Fig. 15 sweep uses a finer one). A run that never gets there within its run length is *not reached*.\n")
@@ -567,7 +618,7 @@ func (r *fspReport) gapBullets() string {
 		fmt.Fprintf(&b, " %s %s the target within two snapshots under the fastest system, so those rows mostly measure the first rounds and are rounded to the snapshot grid.", strings.Join(early, ", "), verb)
 	}
 	b.WriteString("\n- **Cheap barriers, free pilots.** A barrier costs only latency, bandwidth (10 Gbit/s, 10× the paper's) and merge time: no JVM, no garbage collection, no network jitter. BSPV therefore affords batches of 1/32 of a shard, and its batch is chosen by pilots worth 60% of a run that are not charged; FSPV pays for its probes and rollbacks inside its run. Without stragglers those cheap mini-batch updates compete well with FSPV (the paper found FSPV about 1.3× faster there); with stragglers BSPV still waits for every pause (τ = 32 ms), which is where FSPV gains.\n")
-	b.WriteString("- **FSPV's interval.** FSPV fits g(η) linearly between its two probes and maximizes Eq. 7 within 4× of them; each new stage probes around the last η*, so that the stages walk towards an optimum far from the first probe (our reading of §3.3, whose footnote sets every η_i to a user value, 200 ms by default). A quality that falls like 1/η (progress per iteration roughly constant, as with Adam's steps) bends away from the line through η_i and 2η_i, so the fit puts η* above the optimum and the stages approach a small optimum from above, one stage at a time. The stages end when progress falls 20% behind the stage's prediction, which a decelerating objective soon does, and each begins with two rolled-back iterations. When both probes lose (near the end, where two iterations' progress can be smaller than the noise of the sampled objective), the stage does not extrapolate the two losses: it falls back to the probe that loses least per second and probes again after one window. ")
+	b.WriteString("- **FSPV's interval.** FSPV fits g(η) linearly between its two probes and maximizes Eq. 7 within 4× of them; each new stage probes next to the last η*, on the side the last fit moved it to, so that the stages walk towards an optimum far from the first probe (our reading of §3.3, whose footnote sets every η_i to a user value, 200 ms by default). A quality that falls like 1/η (progress per iteration roughly constant, as with Adam's steps) bends away from the line through η_i and 2η_i, so the fit puts η* near its probes and the stages approach a small optimum from above, a factor of about 0.6–0.8 per stage. The stages end when progress falls 20% behind the stage's prediction, which a decelerating objective soon does, and each begins with two rolled-back iterations. When both probes lose (near the end, where two iterations' progress can be smaller than the noise of the sampled objective), the stage does not extrapolate the two losses: it falls back to the probe that loses least per second and probes again after one window. ")
 	var sws []string
 	for _, c := range r.ran {
 		if len(c.sweep) == 0 {
@@ -579,9 +630,12 @@ func (r *fspReport) gapBullets() string {
 		}
 		best := fmt.Sprintf("the best fixed η (%s)", r.passFrac(sw.bestEta, sw.pass))
 		if sw.fspv >= 0 {
-			sws = append(sws, fmt.Sprintf("for %s FSPV took %.2f× the time of %s", c.w.label, sw.fspv.Seconds()/sw.best.Seconds(), best))
+			sws = append(sws, fmt.Sprintf("for %s FSPV took %.2f× the time of %s on seed %d", c.w.label, sw.fspv.Seconds()/sw.best.Seconds(), best, c.sweepSeeds[0]))
 		} else {
-			sws = append(sws, fmt.Sprintf("for %s FSPV did not reach the target and %s did", c.w.label, best))
+			sws = append(sws, fmt.Sprintf("for %s FSPV did not reach the target on seed %d and %s did", c.w.label, c.sweepSeeds[0], best))
+		}
+		if sw.fspvMed >= 0 && sw.bestMed >= 0 {
+			sws[len(sws)-1] += fmt.Sprintf(", and %.2f× the best median over %d seeds (%s)", sw.fspvMed.Seconds()/sw.bestMed.Seconds(), len(c.sweepSeeds), r.passFrac(sw.bestMedEta, sw.pass))
 		}
 	}
 	if len(sws) > 0 {
@@ -624,31 +678,57 @@ func (r *fspReport) intervals() {
 	r.p("Every run of the sweep, FSPV's included, takes an objective snapshot every 1/%d of its run length (%s for %s), %d times as often as the tables above (the evaluations are off the clock), so that short times to target are resolved: a time is rounded up by less than one snapshot. ",
 		fspSweepSnapshots, fmtDur(sweeps[0].sweepFlags.evalEvery), sweeps[0].w.label, fspSweepSnapshots/100)
 	r.p("η is given in ms, as a fraction of P (a full-speed pass over a shard; η ≥ P is cut short by the early trigger, so the grid stops there) and, as in the paper's x-axis, of BSPB's mean full-batch round in the same setting. ")
-	r.p("The issue's acceptance criterion: FSPV's time to target within %.3g× of the best fixed η's.\n\n", fspAcceptance)
+	r.p("The issue's acceptance criterion: FSPV's time to target within %.3g× of the best fixed η's. ", fspAcceptance)
+	r.p("Every η and FSPV also ran with %d seeds (%s): a seed changes θ0, the sharding and which workers straggle, not the data set. One seed's curve is jagged where runs settle in different local optima, and the best of %d fixed η on one seed is a best of %d draws; the medians over the seeds (a run that did not reach the target counts as the slowest) say which η is best more reliably. The criterion is judged both ways.\n\n",
+		fspSweepSeeds, seedList(sweeps[0].sweepSeeds), fspSweepSteps, fspSweepSteps)
 	for _, c := range sweeps {
 		sw := c.sweepSummary()
 		r.p("### %s\n\n", c.w.label)
-		rows := [][]string{{"η", "η / P", "η / full-batch round", "time to target", "÷ best"}}
-		for i, run := range c.sweep {
-			t := c.ttt(run)
-			rel := "—"
-			if t >= 0 && sw.best > 0 {
-				rel = fmt.Sprintf("%.2f", t.Seconds()/sw.best.Seconds())
+		head := []string{"η", "η / P", "η / full-batch round"}
+		for _, sd := range c.sweepSeeds {
+			head = append(head, fmt.Sprintf("seed %d", sd))
+		}
+		rows := [][]string{append(head, "median", "median ÷ best median")}
+		row := func(label string, eta time.Duration, ts []time.Duration, med time.Duration) {
+			cells := []string{label, r.frac(eta, sw.pass), r.frac(eta, sw.fullRound)}
+			for k, t := range ts {
+				cell := fmtTTT(t)
+				if k == 0 && t >= 0 && sw.best > 0 && t == sw.best && label != "FSPV" {
+					cell = "**" + cell + "**"
+				}
+				cells = append(cells, cell)
 			}
-			rows = append(rows, []string{fmtDur(c.etas[i]), r.frac(c.etas[i], sw.pass), r.frac(c.etas[i], sw.fullRound), fmtTTT(t), rel})
+			rel := "—"
+			if med >= 0 && sw.bestMed > 0 {
+				rel = fmt.Sprintf("%.2f", med.Seconds()/sw.bestMed.Seconds())
+			}
+			rows = append(rows, append(cells, fmtTTT(med), rel))
 		}
-		rel := "—"
-		if sw.fspv >= 0 && sw.best > 0 {
-			rel = fmt.Sprintf("%.2f", sw.fspv.Seconds()/sw.best.Seconds())
+		for i := range c.etas {
+			var ts []time.Duration
+			for _, tk := range sw.ttts {
+				ts = append(ts, tk[i])
+			}
+			row(fmtDur(c.etas[i]), c.etas[i], ts, sw.med[i])
 		}
-		rows = append(rows, []string{"FSPV: mostly " + fmtDur(sw.mainEta), r.frac(sw.mainEta, sw.pass), r.frac(sw.mainEta, sw.fullRound), fmtTTT(sw.fspv), rel})
+		row("FSPV", sw.mainEta, sw.fspvs, sw.fspvMed)
 		r.table(rows)
-		r.p("\nFull-batch round (BSPB, %s): %s. Before it reached the target (or the end), FSPV ran %d stage(s) (the first probing at %s and %s, each later one around the last η*) and spent %.0f%% of that time in probes; its intervals by share of that time: %s.\n\n",
-			fspSettings[fspSweepSetting].label, fmtDur(sw.fullRound), sw.stages, fmtDur(sw.probe), fmtDur(2*sw.probe), 100*sw.probing, r.shareLine(sw))
+		r.p("\nThe FSPV row's η columns give the interval it ran longest on seed %d (%s). Full-batch round (BSPB, %s): %s. On seed %d, before it reached the target (or the end), FSPV ran %d stage(s) (the first probing at %s and %s, each later one next to the last η*) and spent %.0f%% of that time in probes; its intervals by share of that time: %s.\n\n",
+			c.sweepSeeds[0], fmtDur(sw.mainEta), fspSettings[fspSweepSetting].label, fmtDur(sw.fullRound), c.sweepSeeds[0], sw.stages, fmtDur(sw.probe), fmtDur(2*sw.probe), 100*sw.probing, r.shareLine(sw))
 		r.p("%s", belowBound(sw))
-		r.p("**Acceptance (FSPV within %.3g× of the best fixed η): %s**\n\n", fspAcceptance, r.verdict(sw))
+		r.p("**Acceptance on seed %d, the report's seed (FSPV within %.3g× of the best fixed η): %s**\n\n", c.sweepSeeds[0], fspAcceptance, verdict(sw.fspv, sw.best, sw.bestEta))
+		r.p("**Acceptance on the medians over %d seeds: %s**\n\n", len(c.sweepSeeds), verdict(sw.fspvMed, sw.bestMed, sw.bestMedEta))
 		r.p("![Fig. 15 here, %s](fsp/fig15-%s.png)\n\n", c.w.label, c.w.key)
 	}
+}
+
+// seedList writes seeds as "1, 2, 3".
+func seedList(seeds []uint64) string {
+	var s []string
+	for _, sd := range seeds {
+		s = append(s, strconv.FormatUint(sd, 10))
+	}
+	return strings.Join(s, ", ")
 }
 
 func (r *fspReport) sweepNames(cs []*fspCase) string {
@@ -700,7 +780,7 @@ func belowBound(sw fspSweep) string {
 	if sw.best < 0 || sw.bestEta >= sw.lo {
 		return ""
 	}
-	s := fmt.Sprintf("The best fixed η (%s) is shorter than FSPV's shortest interval, %s (the tuners' lower bound: 16 points' time, and at least twice the longest apply). ", fmtDur(sw.bestEta), fmtDur(sw.lo))
+	s := fmt.Sprintf("The best fixed η (%s) is shorter than FSPV's shortest interval, %s (the tuners' lower bound: one point's time, and at least twice the longest apply). ", fmtDur(sw.bestEta), fmtDur(sw.lo))
 	switch {
 	case sw.bestIn < 0:
 		return s + "No fixed η of the grid at or above that bound reached the target.\n\n"
@@ -710,18 +790,20 @@ func belowBound(sw fspSweep) string {
 	return s + fmt.Sprintf("Among the fixed η of the grid at or above it, the best is %s (%s): FSPV took %.2f× its time.\n\n", fmtDur(sw.bestInEta), fmtTTT(sw.bestIn), sw.fspv.Seconds()/sw.bestIn.Seconds())
 }
 
-func (r *fspReport) verdict(sw fspSweep) string {
+// verdict judges the acceptance criterion on FSPV's time to target
+// against the best fixed η's (best, at bestEta); -1 is not reached.
+func verdict(fspv, best, bestEta time.Duration) string {
 	switch {
-	case sw.best < 0:
+	case best < 0:
 		return "undecided — no fixed η reached the target."
-	case sw.fspv < 0:
-		return fmt.Sprintf("no — FSPV did not reach the target; the best fixed η (%s) did in %s.", fmtDur(sw.bestEta), fmtTTT(sw.best))
+	case fspv < 0:
+		return fmt.Sprintf("no — FSPV did not reach the target; the best fixed η (%s) did in %s.", fmtDur(bestEta), fmtTTT(best))
 	}
-	ratio := sw.fspv.Seconds() / sw.best.Seconds()
+	ratio := fspv.Seconds() / best.Seconds()
 	if ratio <= fspAcceptance {
-		return fmt.Sprintf("yes — %s against %s at η = %s (%.2f×).", fmtTTT(sw.fspv), fmtTTT(sw.best), fmtDur(sw.bestEta), ratio)
+		return fmt.Sprintf("yes — %s against %s at η = %s (%.2f×).", fmtTTT(fspv), fmtTTT(best), fmtDur(bestEta), ratio)
 	}
-	return fmt.Sprintf("no — %s against %s at η = %s (%.2f×).", fmtTTT(sw.fspv), fmtTTT(sw.best), fmtDur(sw.bestEta), ratio)
+	return fmt.Sprintf("no — %s against %s at η = %s (%.2f×).", fmtTTT(fspv), fmtTTT(best), fmtDur(bestEta), ratio)
 }
 
 func (r *fspReport) missing() {
@@ -807,8 +889,8 @@ func (r *fspReport) figures(dir string) error {
 // csv writes one row per run.
 func (r *fspReport) csv(path string) error {
 	rows := [][]string{{"workload", "setting", "system", "run", "interval_s", "duration_s", "target", "time_to_target_s",
-		"final_objective", "iterations", "versions", "wait_fraction", "bytes_sent", "messages"}}
-	add := func(c *fspCase, s int, sys string, eta time.Duration, run *harness.Result) {
+		"final_objective", "iterations", "versions", "wait_fraction", "bytes_sent", "messages", "seed"}}
+	add := func(c *fspCase, s int, sys string, eta time.Duration, seed uint64, run *harness.Result) {
 		ttt := ""
 		if t := c.ttt(run); t >= 0 {
 			ttt = ftoa(t.Seconds())
@@ -818,19 +900,19 @@ func (r *fspReport) csv(path string) error {
 			iv = ftoa(eta.Seconds())
 		}
 		rows = append(rows, []string{c.w.key, fspSettings[s].key, sys, run.Name, iv, ftoa(run.Duration.Seconds()), ftoa(c.target), ttt,
-			ftoa(run.Final), ftoa(run.Iterations), utoa(uint64(run.Versions)), ftoa(run.WaitFraction), itoa(run.BytesSent), itoa(run.Messages)})
+			ftoa(run.Final), ftoa(run.Iterations), utoa(uint64(run.Versions)), ftoa(run.WaitFraction), itoa(run.BytesSent), itoa(run.Messages), utoa(seed)})
 	}
 	for _, c := range r.ran {
 		for s := range fspSettings {
 			for j, run := range c.runs[s] {
-				add(c, s, fspSystems[j], 0, run)
+				add(c, s, fspSystems[j], 0, c.flags[s].seed, run)
 			}
 		}
-		for i, run := range c.sweep {
-			add(c, fspSweepSetting, "fsp", c.etas[i], run)
-		}
-		if c.sweepFSPV != nil {
-			add(c, fspSweepSetting, "fspv (sweep grid)", 0, c.sweepFSPV)
+		for k, runs := range c.sweep {
+			for i, run := range runs {
+				add(c, fspSweepSetting, "fsp", c.etas[i], c.sweepSeeds[k], run)
+			}
+			add(c, fspSweepSetting, "fspv (sweep grid)", 0, c.sweepSeeds[k], c.sweepFSPV[k])
 		}
 	}
 	return writeCSVFile(path, rows)
