@@ -40,7 +40,8 @@
 // depends on the kind:
 //
 //	kind       direction       payload
-//	Release    coord → worker  Version, Clock, Budget, Params (full, or none)
+//	Release    coord → worker  Version, Clock, Budget, Params (full, or none),
+//	                           Timer (semi-centralized FSP's local timer, or 0)
 //	Commit     worker → coord  Version, Clock, Points, Delta (or none)
 //	Ack        either          Seq of the message acknowledged
 //	Join       worker → coord  Incarnation
@@ -52,7 +53,7 @@
 //	Progress   worker → coord  Points processed since the Release
 //
 // Only Release carries Params (the layout's length, or none: the worker
-// keeps its parameters) and only Commit and Leave carry a Delta; Reason is
+// keeps its parameters) and a Timer, and only Commit and Leave carry a Delta; Reason is
 // allowed on any kind. Directions are the protocol's convention, not
 // checked. Message.AppendBinary documents the format byte by byte;
 // Unmarshal validates every byte of it against the layout the receiver
@@ -82,7 +83,10 @@
 //   - Progress was added to the kinds of the original design: it is the
 //     consistency core's EvProgress ("point done"), which time-triggered
 //     barriers act on. Leave may carry a delta, so a leaving worker's held
-//     updates (MLLess §4.2) are not lost.
+//     updates (MLLess §4.2) are not lost. Release's Timer (format version
+//     2) carries semi-centralized FSP's per-worker local timer η ± δ_i
+//     (FSP paper §5.2); it travels behind a flag, so messages without one
+//     are as long as in version 1.
 //   - NodeIDs are −1 (Coordinator) to 2^31−1 (MaxNode), so they decode
 //     portably.
 //   - Recv with a context that is already done receives nothing, as

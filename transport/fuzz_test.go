@@ -36,7 +36,12 @@ func FuzzUnmarshal(f *testing.F) {
 		}
 	}
 	f.Add([]byte{}, uint16(0), uint16(0), uint8(0))
-	f.Add([]byte{1, 1, 1, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0x80, 0x80, 0x80, 0x08}, uint16(0), uint16(0), uint8(0))
+	f.Add([]byte{transport.FormatVersion, 1, 1, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0x80, 0x80, 0x80, 0x08}, uint16(0), uint16(0), uint8(0))
+	// A release with a 1ms local timer, and the same with the timer's
+	// varint overlong and zero.
+	f.Add([]byte{transport.FormatVersion, 1, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0xc0, 0x84, 0x3d}, uint16(0), uint16(0), uint8(0))
+	f.Add([]byte{transport.FormatVersion, 1, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0xc0, 0x84, 0xbd, 0x00}, uint16(0), uint16(0), uint8(0))
+	f.Add([]byte{transport.FormatVersion, 1, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0}, uint16(0), uint16(0), uint8(0))
 
 	f.Fuzz(func(t *testing.T, b []byte, params, dim uint16, block uint8) {
 		l := fuzzLayout(params, dim, block)

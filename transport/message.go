@@ -8,6 +8,7 @@ import (
 	"iter"
 	"math"
 	"slices"
+	"time"
 	"unicode/utf8"
 
 	"github.com/syncmodels/syncmodels/algorithms"
@@ -22,7 +23,9 @@ type Kind uint8
 const (
 	// Release (coordinator → worker): compute clock Clock on the
 	// parameters of Version (attached in Params, or the worker's current
-	// ones when Params is empty), processing Budget points, then commit.
+	// ones when Params is empty), processing Budget points, then commit —
+	// or, with a Timer, commit once that long has passed since the
+	// release arrived.
 	Release Kind = iota + 1
 	// Commit (worker → coordinator): the delta computed on Version over
 	// Points points, as clock Clock; Seq numbers the worker's commits.
@@ -81,8 +84,10 @@ func (k Kind) CarriesParams() bool { return k == Release }
 // (Commit, and Leave for the updates a leaving worker still holds).
 func (k Kind) CarriesDelta() bool { return k == Commit || k == Leave }
 
-// FormatVersion is the first byte of every encoded message.
-const FormatVersion = 1
+// FormatVersion is the first byte of every encoded message. Version 2
+// added Timer (the flags byte's bit 1); a version-1 encoding differs only
+// in its first byte, since version 1 had no timer.
+const FormatVersion = 2
 
 // MaxReason is the largest Reason, in bytes.
 const MaxReason = 4096
@@ -122,6 +127,12 @@ type Message struct {
 	// (Release, ISP runs) the number of points applied so far, which the
 	// workers' local optimizers use as the global epoch count.
 	Points int64
+	// Timer (Release only) is the worker's local timer of semi-centralized
+	// FSP (FSP paper §5.2): it commits once it has computed this long
+	// since the release arrived — after the point in progress, as if
+	// interrupted — or earlier if interrupted or its Budget is done. 0
+	// means no local timer; never negative.
+	Timer time.Duration
 
 	// Params (Release only) is the full parameter vector: empty, or
 	// exactly the layout's Params long. Values are finite.
@@ -146,6 +157,9 @@ func (m *Message) String() string {
 	if m.Points != 0 {
 		s += fmt.Sprintf(" points=%d", m.Points)
 	}
+	if m.Timer != 0 {
+		s += fmt.Sprintf(" timer=%v", m.Timer)
+	}
 	if len(m.Params) > 0 {
 		s += fmt.Sprintf(" params=%d", len(m.Params))
 	}
@@ -158,16 +172,17 @@ func (m *Message) String() string {
 	return s
 }
 
-// Delta presence flags (the byte before the delta).
+// The flags byte after the params: what follows it.
 const (
-	noDelta  = 0
-	hasDelta = 1
+	hasDelta = 1 << 0 // a delta fills the rest of the message
+	hasTimer = 1 << 1 // a uvarint Timer follows (before the delta)
+	allFlags = hasDelta | hasTimer
 )
 
 // AppendBinary appends the encoding of m to b and returns the extended
-// buffer; it implements encoding.BinaryAppender. The format, version 1:
+// buffer; it implements encoding.BinaryAppender. The format, version 2:
 //
-//	byte     FormatVersion (1)
+//	byte     FormatVersion (2)
 //	byte     Kind (Release = 1 … Progress = 10)
 //	varint   From, then To: zig-zag signed varints as
 //	         encoding/binary.AppendVarint writes them, each in
@@ -183,15 +198,22 @@ const (
 //	         valid UTF-8
 //	uvarint  p, the length of Params, then p × 8 bytes: little-endian
 //	         IEEE-754 float64, finite; p is 0 unless Kind is Release
-//	byte     0: no delta; 1: a delta follows and fills the rest of the
-//	         message, in filter.AppendDelta's format with
-//	         filter.Float64 values. Only Commit and Leave carry one.
+//	byte     flags: bit 0 (1) a delta follows, bit 1 (2) a timer
+//	         follows; the other bits are 0. A bit is set exactly when
+//	         the field is present (a nil Delta, a zero Timer: clear).
+//	uvarint  Timer in nanoseconds, > 0, if bit 1 is set; only Release
+//	         carries one
+//	...      the delta, if bit 0 is set: it fills the rest of the
+//	         message, in filter.AppendDelta's format with filter.Float64
+//	         values. Only Commit and Leave carry one.
 //
 // Varints are minimally encoded (as encoding/binary writes them; Unmarshal
 // refuses overlong ones), so a message without a delta has exactly one
-// encoding. A message of n params and no reason or delta takes 14 + 8n
-// bytes plus one byte for every 7 bits its header integers need beyond the
-// first 7.
+// encoding. A message of n params and no reason, timer or delta takes
+// 14 + 8n bytes plus one byte for every 7 bits its header integers need
+// beyond the first 7. The timer sits behind a flag, not in the header, so
+// that messages without one (all but semi-centralized FSP's releases)
+// cost what they cost in version 1.
 //
 // AppendBinary checks every rule of the format that does not depend on the
 // layout (see Validate for the whole set); a message that breaks one is an
@@ -224,10 +246,20 @@ func (m *Message) AppendBinary(b []byte) ([]byte, error) {
 	for _, x := range m.Params {
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
 	}
-	if m.Delta == nil {
-		return append(b, noDelta), nil
+	var flags byte
+	if m.Delta != nil {
+		flags |= hasDelta
 	}
-	b = append(b, hasDelta)
+	if m.Timer != 0 {
+		flags |= hasTimer
+	}
+	b = append(b, flags)
+	if m.Timer != 0 {
+		b = binary.AppendUvarint(b, uint64(m.Timer))
+	}
+	if m.Delta == nil {
+		return b, nil
+	}
 	b, err := filter.AppendDelta(b, m.Delta, filter.Float64)
 	if err != nil {
 		return b[:start], m.errorf("delta: %w", wrapMalformed(err))
@@ -257,6 +289,10 @@ func (m *Message) checkHeader() error {
 		return m.errorf("a delta on a %v message (only commit and leave carry one): %w", m.Kind, ErrMalformed)
 	case m.Delta != nil && m.Delta.Count < 0:
 		return m.errorf("delta count %d is negative: %w", m.Delta.Count, ErrMalformed)
+	case m.Timer < 0:
+		return m.errorf("Timer %v is negative: %w", m.Timer, ErrMalformed)
+	case m.Timer != 0 && m.Kind != Release:
+		return m.errorf("Timer %v on a %v message (only release carries a timer): %w", m.Timer, m.Kind, ErrMalformed)
 	}
 	return nil
 }
@@ -326,7 +362,7 @@ func checkLayout(l algorithms.Layout) error {
 // the result is meaningless. Like AppendBinary (and Delta.Range), Size may
 // sort the delta's list of live blocks.
 func (m *Message) Size() int {
-	n := m.headerSize() + 8*len(m.Params) + 1
+	n := m.headerSize() + 8*len(m.Params) + 1 + m.timerSize()
 	if m.Delta != nil {
 		n += deltaSize(m.Delta)
 	}
@@ -337,7 +373,7 @@ func (m *Message) Size() int {
 // the delta, if any, in its dense form. A transport compares it with its
 // limit and computes Size only when the bound exceeds the limit.
 func (m *Message) MaxSize() int {
-	n := m.headerSize() + 8*len(m.Params) + 1
+	n := m.headerSize() + 8*len(m.Params) + 1 + m.timerSize()
 	if d := m.Delta; d != nil {
 		n += 2 + uvarintLen(uint64(d.Len())) + uvarintLen(uint64(d.BlockWidth())) + uvarintLen(uint64(d.Count)) + 8*d.Len()
 	}
@@ -350,6 +386,14 @@ func (m *Message) headerSize() int {
 		uvarintLen(m.Job) + uvarintLen(uint64(m.Incarnation)) + uvarintLen(m.Seq) +
 		uvarintLen(m.Version) + uvarintLen(m.Clock) + varintLen(m.Budget) + uvarintLen(uint64(m.Points)) +
 		uvarintLen(uint64(len(m.Reason))) + len(m.Reason) + uvarintLen(uint64(len(m.Params)))
+}
+
+// timerSize is the length of the Timer field: none for a zero timer.
+func (m *Message) timerSize() int {
+	if m.Timer == 0 {
+		return 0
+	}
+	return uvarintLen(uint64(m.Timer))
 }
 
 // deltaSize is the length of filter.AppendDelta(nil, d, filter.Float64):

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/filter"
@@ -113,6 +114,37 @@ func fill(d *algorithms.Delta, lo, hi int) {
 	}
 }
 
+// A release with a local timer round-trips it, costs exactly the timer's
+// varint more than one without, and prints it.
+func TestTimerRoundTrip(t *testing.T) {
+	l := algorithms.Layout{Params: 2}
+	for _, timer := range []time.Duration{1, 127, 128, 3*time.Millisecond + 7, time.Duration(math.MaxInt64)} {
+		m := &transport.Message{Kind: transport.Release, To: 1, Clock: 4, Version: 4, Params: []float64{1, -2}, Timer: timer}
+		b, err := m.AppendBinary(nil)
+		if err != nil {
+			t.Fatalf("AppendBinary(%v) = %v", m, err)
+		}
+		got, err := transport.Unmarshal(b, l)
+		if err != nil {
+			t.Fatalf("Unmarshal(AppendBinary(%v)) = %v", m, err)
+		}
+		if got.Timer != timer {
+			t.Errorf("timer %v decodes as %v", timer, got.Timer)
+		}
+		if d := transporttest.Diff(m, got); d != "" {
+			t.Errorf("round trip of %v (-sent +received):\n%s", m, d)
+		}
+		plain := *m
+		plain.Timer = 0
+		if d, want := m.Size()-plain.Size(), len(binary.AppendUvarint(nil, uint64(timer))); d != want || m.Size() != len(b) {
+			t.Errorf("timer %v adds %d bytes (Size %d, encoded %d); want %d", timer, d, m.Size(), len(b), want)
+		}
+		if s := m.String(); !strings.Contains(s, "timer="+timer.String()) {
+			t.Errorf("String() = %q; want it to show timer=%v", s, timer)
+		}
+	}
+}
+
 // A heartbeat with every header field zero is 14 bytes, as documented.
 func TestMinimalSize(t *testing.T) {
 	m := &transport.Message{Kind: transport.Heartbeat}
@@ -159,6 +191,9 @@ func TestEncodeErrors(t *testing.T) {
 		{name: "negative count", m: transport.Message{Kind: transport.Leave, Delta: delta(func(d *algorithms.Delta) { d.Count = -1 })}, want: transport.ErrMalformed, text: "delta count -1"},
 		{name: "short params", m: transport.Message{Kind: transport.Release, Params: []float64{1, 2}}, layout: true, text: "2 params, want 3"},
 		{name: "dense delta", m: transport.Message{Kind: transport.Commit, Delta: algorithms.NewDelta(algorithms.Layout{Delta: 6})}, layout: true, text: "delta len 6 block 0, want len 6 block 2"},
+		{name: "timer on commit", m: transport.Message{Kind: transport.Commit, Timer: time.Millisecond}, want: transport.ErrMalformed, text: "Timer 1ms on a commit message"},
+		{name: "timer on interrupt", m: transport.Message{Kind: transport.Interrupt, Timer: 1}, want: transport.ErrMalformed, text: "Timer 1ns on a interrupt message"},
+		{name: "negative timer", m: transport.Message{Kind: transport.Release, Timer: -time.Second}, want: transport.ErrMalformed, text: "Timer -1s is negative"},
 	} {
 		err := c.m.Validate(l)
 		want := c.want
@@ -225,18 +260,19 @@ func TestUnmarshalMalformed(t *testing.T) {
 		text string
 	}{
 		{"empty", nil, transport.ErrMalformed, "truncated at byte 0 reading format version"},
-		{"version 0", enc{0, 1}, transport.ErrMalformed, "format version 0 at byte 0, want 1"},
-		{"version 2", enc{2, 1}, transport.ErrMalformed, "format version 2"},
-		{"kind 0", enc{1, 0}, transport.ErrMalformed, "unknown kind 0 at byte 1"},
-		{"kind 11", enc{1, 11}, transport.ErrMalformed, "unknown kind 11"},
-		{"kind 255", enc{1, 255}, transport.ErrMalformed, "unknown kind 255"},
-		{"From -2", enc{1, 3}.s(-2), transport.ErrMalformed, "From -2 at byte 2 is not a node ID"},
-		{"To 2^31", enc{1, 3}.s(0).s(1 << 31), transport.ErrMalformed, "To 2147483648 at byte 3"},
-		{"To min int64", enc{1, 3}.s(0).s(math.MinInt64), transport.ErrMalformed, "To -9223372036854775808"},
+		{"version 0", enc{0, 1}, transport.ErrMalformed, "format version 0 at byte 0, want 2"},
+		{"version 1", enc{1, 1}, transport.ErrMalformed, "format version 1 at byte 0, want 2"},
+		{"version 3", enc{3, 1}, transport.ErrMalformed, "format version 3"},
+		{"kind 0", enc{2, 0}, transport.ErrMalformed, "unknown kind 0 at byte 1"},
+		{"kind 11", enc{2, 11}, transport.ErrMalformed, "unknown kind 11"},
+		{"kind 255", enc{2, 255}, transport.ErrMalformed, "unknown kind 255"},
+		{"From -2", enc{2, 3}.s(-2), transport.ErrMalformed, "From -2 at byte 2 is not a node ID"},
+		{"To 2^31", enc{2, 3}.s(0).s(1 << 31), transport.ErrMalformed, "To 2147483648 at byte 3"},
+		{"To min int64", enc{2, 3}.s(0).s(math.MinInt64), transport.ErrMalformed, "To -9223372036854775808"},
 		{"overlong varint", overlong, transport.ErrMalformed, "Job at byte 4 is not minimally encoded"},
-		{"varint overflow", enc{1, 3}.s(0).s(0).raw(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01), transport.ErrMalformed, "Job at byte 4 overflows 64 bits"},
-		{"incarnation 2^32", enc{1, 3}.s(0).s(0).u(0).u(1 << 32), transport.ErrMalformed, "Incarnation 4294967296 at byte 5 exceeds"},
-		{"points 2^63", enc{1, 2}.s(0).s(-1).u(0).u(0).u(0).u(0).u(0).s(0).u(1 << 63), transport.ErrMalformed, "Points 9223372036854775808"},
+		{"varint overflow", enc{2, 3}.s(0).s(0).raw(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01), transport.ErrMalformed, "Job at byte 4 overflows 64 bits"},
+		{"incarnation 2^32", enc{2, 3}.s(0).s(0).u(0).u(1 << 32), transport.ErrMalformed, "Incarnation 4294967296 at byte 5 exceeds"},
+		{"points 2^63", enc{2, 2}.s(0).s(-1).u(0).u(0).u(0).u(0).u(0).s(0).u(1 << 63), transport.ErrMalformed, "Points 9223372036854775808"},
 		{"reason too long", head(transport.Stop).u(transport.MaxReason + 1), transport.ErrMalformed, "Reason length 4097 at byte 11 exceeds 4096"},
 		{"reason absurd", head(transport.Stop).u(1 << 62), transport.ErrMalformed, "Reason length 4611686018427387904"},
 		{"reason truncated", head(transport.Stop).u(10).raw('a', 'b'), transport.ErrMalformed, "truncated at byte 12 reading Reason: need 10 bytes, have 2"},
@@ -247,8 +283,17 @@ func TestUnmarshalMalformed(t *testing.T) {
 		{"params truncated", head(transport.Release).u(0).u(3).f(1, 2), transport.ErrMalformed, "truncated at byte 13 reading 3 params, have 16 bytes"},
 		{"NaN param", head(transport.Release).u(0).u(3).f(1, math.NaN(), 3).raw(0), transport.ErrMalformed, "param 1 at byte 21 is NaN"},
 		{"-Inf param", head(transport.Release).u(0).u(3).f(1, 2, math.Inf(-1)).raw(0), transport.ErrMalformed, "param 2 at byte 29 is -Inf"},
-		{"no delta flag", head(transport.Commit).u(0).u(0), transport.ErrMalformed, "truncated at byte 13 reading delta flag"},
-		{"delta flag 2", head(transport.Commit).u(0).u(0).raw(2), transport.ErrMalformed, "delta flag 2 at byte 13, want 0 or 1"},
+		{"no flags", head(transport.Commit).u(0).u(0), transport.ErrMalformed, "truncated at byte 13 reading flags"},
+		{"flags 4", head(transport.Commit).u(0).u(0).raw(4), transport.ErrMalformed, "flags 0x4 at byte 13: unknown bits 0x4"},
+		{"flags 0x81", head(transport.Commit).u(0).u(0).raw(0x81), transport.ErrMalformed, "unknown bits 0x80"},
+		{"timer on commit", head(transport.Commit).u(0).u(0).raw(2).u(5), transport.ErrMalformed, "a timer at byte 13 on a commit message"},
+		{"timer on ack", head(transport.Ack).u(0).u(0).raw(2).u(5), transport.ErrMalformed, "a timer at byte 13 on a ack message"},
+		{"timer 0", head(transport.Release).u(0).u(0).raw(2).u(0), transport.ErrMalformed, "Timer 0 at byte 14"},
+		{"timer overlong", head(transport.Release).u(0).u(0).raw(2).raw(0x85, 0x00), transport.ErrMalformed, "Timer at byte 14 is not minimally encoded"},
+		{"timer 2^63", head(transport.Release).u(0).u(0).raw(2).u(1 << 63), transport.ErrMalformed, "Timer 9223372036854775808 at byte 14 exceeds"},
+		{"timer truncated", head(transport.Release).u(0).u(0).raw(2), transport.ErrMalformed, "truncated at byte 14 reading Timer"},
+		{"trailing after timer", head(transport.Release).u(0).u(0).raw(2).u(5).raw(7), transport.ErrMalformed, "1 trailing bytes at byte 15"},
+		{"delta on release with timer", head(transport.Release).u(0).u(0).raw(3).u(5).raw(goodDelta...), transport.ErrMalformed, "a delta at byte 13 on a release message"},
 		{"trailing after no delta", head(transport.Commit).u(0).u(0).raw(0, 9, 9), transport.ErrMalformed, "2 trailing bytes at byte 14"},
 		{"delta on heartbeat", head(transport.Heartbeat).u(0).u(0).raw(1).raw(goodDelta...), transport.ErrMalformed, "a delta at byte 13 on a heartbeat message"},
 		{"delta missing", head(transport.Commit).u(0).u(0).raw(1), transport.ErrMalformed, "delta at byte 14: filter: decode: truncated"},
@@ -270,6 +315,7 @@ func TestUnmarshalMalformed(t *testing.T) {
 		head(transport.Commit).u(0).u(0).raw(1).raw(goodDelta...),
 		head(transport.Release).u(0).u(3).f(1, 2, 3).raw(0),
 		head(transport.Stop).u(2).raw('o', 'k').u(0).raw(0),
+		head(transport.Release).u(0).u(3).f(1, 2, 3).raw(2).u(1500000),
 	} {
 		if _, err := transport.Unmarshal(b, l); err != nil {
 			t.Errorf("Unmarshal(%x) = %v", b, err)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 	"unicode/utf8"
 
 	"github.com/syncmodels/syncmodels/algorithms"
@@ -21,8 +22,9 @@ import (
 // It validates everything: the format version, the kind, the node IDs,
 // every varint (minimal, in range), Points ≥ 0, the Reason's length and
 // UTF-8, the Params' length (0 or l.Params, and 0 unless the kind carries
-// params) and finite values, the delta flag and whether the kind carries a
-// delta, the delta itself through filter.DecodeDelta (which accepts every
+// params) and finite values, the flags byte (no unknown bits; a timer only
+// on Release, > 0 and ≤ 2^63−1 ns; a delta only on kinds that carry one),
+// the delta itself through filter.DecodeDelta (which accepts every
 // form filter writes, including float32 and QSGD values), and that no bytes
 // trail. Errors wrap ErrMalformed, or algorithms.ErrLayout for params or a
 // delta of another layout, and name the field and its byte offset.
@@ -126,24 +128,40 @@ func Unmarshal(b []byte, l algorithms.Layout) (*Message, error) {
 	}
 
 	at = r.Off
-	flag, err := r.Byte("delta flag")
+	flags, err := r.Byte("flags")
 	if err != nil {
 		return nil, err
 	}
-	switch flag {
-	case noDelta:
+	switch {
+	case flags&^allFlags != 0:
+		return nil, r.Fail("flags %#x at byte %d: unknown bits %#x", flags, at, flags&^allFlags)
+	case flags&hasTimer != 0 && m.Kind != Release:
+		return nil, r.Fail("a timer at byte %d on a %v message (only release carries one)", at, m.Kind)
+	case flags&hasDelta != 0 && !m.Kind.CarriesDelta():
+		return nil, r.Fail("a delta at byte %d on a %v message (only commit and leave carry one)", at, m.Kind)
+	}
+	if flags&hasTimer != 0 {
+		at = r.Off
+		t, err := r.Uvarint("Timer")
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case t == 0:
+			return nil, r.Fail("Timer 0 at byte %d: a zero timer is sent as a clear flag", at)
+		case t > math.MaxInt64:
+			return nil, r.Fail("Timer %d at byte %d exceeds 2^63-1 ns", t, at)
+		}
+		m.Timer = time.Duration(t)
+	}
+	if flags&hasDelta == 0 {
 		if err := r.End(); err != nil {
 			return nil, err
 		}
-	case hasDelta:
-		if !m.Kind.CarriesDelta() {
-			return nil, r.Fail("a delta at byte %d on a %v message (only commit and leave carry one)", at, m.Kind)
-		}
-		if m.Delta, err = filter.DecodeDelta(r.B[r.Off:], l); err != nil {
-			return nil, fmt.Errorf("transport: decode: delta at byte %d: %w", r.Off, wrapMalformed(err))
-		}
-	default:
-		return nil, r.Fail("delta flag %d at byte %d, want 0 or 1", flag, at)
+		return m, nil
+	}
+	if m.Delta, err = filter.DecodeDelta(r.B[r.Off:], l); err != nil {
+		return nil, fmt.Errorf("transport: decode: delta at byte %d: %w", r.Off, wrapMalformed(err))
 	}
 	return m, nil
 }

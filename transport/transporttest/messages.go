@@ -3,6 +3,7 @@ package transporttest
 import (
 	"math"
 	"math/rand/v2"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -16,7 +17,7 @@ import (
 // every varint length occurs), Params for Release (usually full, sometimes
 // none), a Delta for Commit and Leave (sometimes none; dense or sparse,
 // with zero entries and live blocks that are all zero), a Reason for
-// Reject, Stop and Leave, and values that are dyadic, random, subnormal,
+// Reject, Stop and Leave, a Timer (often 0) for Release, and values that are dyadic, random, subnormal,
 // huge or −0. From and To are random valid node IDs; set them as needed.
 func RandomMessage(rng *rand.Rand, l algorithms.Layout, k transport.Kind) *transport.Message {
 	m := &transport.Message{
@@ -40,6 +41,9 @@ func RandomMessage(rng *rand.Rand, l algorithms.Layout, k transport.Kind) *trans
 			for i := range m.Params {
 				m.Params[i] = randomValue(rng)
 			}
+		}
+		if rng.IntN(2) == 0 {
+			m.Timer = time.Duration(randomUint(rng) >> 1)
 		}
 	case transport.Commit, transport.Progress, transport.Leave:
 		m.Points = int64(randomUint(rng) >> 1)
