@@ -272,8 +272,6 @@ func (e *Experiment) validate() error {
 		return fmt.Errorf("harness: stragglers %+v: %w", *s, ErrConfig)
 	case e.Stop.validate(e) != nil:
 		return e.Stop.validate(e)
-	case e.Clock == Real && e.Sync.Kind == consistency.FSP && e.Sync.Local:
-		return fmt.Errorf("harness: semi-centralized FSP (%v) runs on the virtual clock only: the release message has no local-timer field yet: %w", e.Sync, ErrConfig)
 	case e.ScaleIn != nil && (e.Clock != Virtual || (e.Sync.Kind != consistency.BSP && e.Sync.Kind != consistency.FSP && e.Sync.Kind != consistency.ISP) || !e.Algorithm.Minimize()):
 		return fmt.Errorf("harness: the scale-in tuner needs the virtual clock, BSP, FSP or ISP and a minimized objective (got %v, %v): %w", e.Clock, e.Sync, ErrConfig)
 	case e.validateMigration() != nil:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/consistency"
+	"github.com/syncmodels/syncmodels/interval"
 	"github.com/syncmodels/syncmodels/transport"
 	"github.com/syncmodels/syncmodels/transport/inproc"
 )
@@ -32,6 +33,19 @@ import (
 //
 // The trace's read records are written when the coordinator sends a
 // release: the version a worker computes on is fixed then.
+//
+// Semi-centralized FSP (§5.2) works as in the simulator: each release
+// carries the worker's local timer (transport.Message.Timer), computed by
+// interval.Offsets from what the coordinator measured of the worker in
+// the rounds before; the worker commits when its timer fires, after the
+// chunk in progress, as if interrupted. Without a shared clock the
+// coordinator measures a worker's Response as the time from sending its
+// release to receiving its commit, less the timer the release carried,
+// and its Speed as the commit's Points over that timer (the worker
+// computes, pauses included, for about its timer unless its pass ends
+// first; the message has no field for the time it computed). The two
+// speeds of an Observation are the same measurement, as in the
+// simulator, so the timers correct for response delays only.
 
 // realDefaults fills the real runtime's defaults.
 func (e *Experiment) realDefaults() {
@@ -76,7 +90,9 @@ func runReal(ctx context.Context, e *Experiment, st *setupState) (*Result, error
 		g.Go(func() error { return w.run(gctx) })
 	}
 	rc := &realCoord{e: e, c: st.coord, ep: cep, start: start, job: job,
-		last: make([]*transport.Message, len(st.shards)), timer: -1, tune: st.tune, stop: st.stop, st: st}
+		last: make([]*transport.Message, len(st.shards)), timer: -1, tune: st.tune, stop: st.stop, st: st,
+		sentAt: make([]time.Duration, len(st.shards)), timers: make([]time.Duration, len(st.shards)),
+		obs: make([]interval.Observation, len(st.shards))}
 	loopErr := rc.loop(gctx)
 	stopWorkers()
 	werr := g.Wait()
@@ -118,11 +134,20 @@ type realCoord struct {
 	st    *setupState
 	lastV consistency.Version
 	later []consistency.Effect
+	// Semi-centralized FSP (§5.2): when each worker's latest release was
+	// sent, the local timer for its next release, what the coordinator
+	// measured of it, and the interval the tuner set during the current
+	// afterRound (0 if none), as in the simulator.
+	sentAt []time.Duration
+	timers []time.Duration
+	obs    []interval.Observation
+	tuned  time.Duration
 }
 
 func (rc *realCoord) setInterval(now, eta time.Duration) error {
 	effs, err := rc.c.step(now, consistency.Event{Kind: consistency.EvSetInterval, Interval: eta})
 	rc.later = append(rc.later, effs...)
+	rc.tuned = eta
 	return err
 }
 
@@ -148,6 +173,12 @@ func (rc *realCoord) afterRound(ctx context.Context, effs []consistency.Effect, 
 			err = rc.tune.roundEnd(now, rc.c.params, rc)
 		}
 		if err != nil {
+			return err
+		}
+	}
+	if rc.e.Sync.Local {
+		rc.tuned = retime(effs, rc.tuned)
+		if err := localTimers(effs, rc.obs, rc.timers); err != nil {
 			return err
 		}
 	}
@@ -252,12 +283,16 @@ func (rc *realCoord) handle(ctx context.Context, m *transport.Message) error {
 	}
 	switch m.Kind {
 	case transport.Commit:
-		effs, err := rc.c.commit(rc.now(), w, m.Seq, m.Clock, consistency.Version(m.Version), m.Delta)
+		now := rc.now()
+		effs, err := rc.c.commit(now, w, m.Seq, m.Clock, consistency.Version(m.Version), m.Delta)
 		switch {
 		case errors.Is(err, consistency.ErrDuplicate):
 			return rc.ack(ctx, m)
 		case err != nil:
 			return err
+		}
+		if last := rc.last[w]; last != nil && last.Timer > 0 && last.Clock == m.Clock {
+			rc.observe(now, w, last.Timer, m.Points)
 		}
 		if err := rc.ack(ctx, m); err != nil {
 			return err
@@ -270,6 +305,25 @@ func (rc *realCoord) handle(ctx context.Context, m *transport.Message) error {
 		return nil
 	}
 	return fmt.Errorf("harness: coordinator got an unexpected %v from worker %d", m.Kind, w)
+}
+
+// observe records what a commit of a semi-centralized round (its release
+// carried the local timer timer) shows of worker w, received at now: its
+// Observation for the next round's timers, and its barrier initiation for
+// the interval tuning — when its timer fired, by the coordinator's clock
+// (the release's sending plus the timer), or the commit's arrival if that
+// is earlier (its pass ended first); the round's barrier begins at the
+// earliest (§5.2, interval.Report.BarrierCost).
+func (rc *realCoord) observe(now time.Duration, w consistency.WorkerID, timer time.Duration, points int64) {
+	o := &rc.obs[w]
+	o.Response = max(now-rc.sentAt[w]-timer, 0)
+	if points > 0 {
+		o.Speed = float64(points) / timer.Seconds()
+		o.Current = o.Speed
+	}
+	if rc.tune != nil {
+		rc.tune.interrupted(min(rc.sentAt[w]+timer, now))
+	}
 }
 
 func (rc *realCoord) ack(ctx context.Context, m *transport.Message) error {
@@ -301,7 +355,9 @@ func (rc *realCoord) deliver(ctx context.Context, effs []consistency.Effect) err
 			continue
 		}
 		m := &transport.Message{Kind: transport.Release, To: transport.NodeID(e.Worker), Job: rc.job,
-			Version: uint64(e.Version), Clock: e.Clock, Budget: int64(e.Budget), Points: rc.st.releasePoints(), Params: rc.c.params}
+			Version: uint64(e.Version), Clock: e.Clock, Budget: int64(e.Budget), Points: rc.st.releasePoints(), Params: rc.c.params,
+			Timer: localTimer(e, rc.timers)}
+		rc.sentAt[e.Worker] = now
 		rc.c.read(now, e)
 		rc.last[e.Worker] = m
 		if err := rc.ep.Send(ctx, m); err != nil {
@@ -318,6 +374,9 @@ type realWorker struct {
 	job   uint64
 	delta *algorithms.Delta
 	held  *transport.Message // a message read while waiting for an ack
+	// heldAt is when held was read, got when the message recv returned
+	// last was: a release's arrival, from which its local timer runs.
+	heldAt, got time.Time
 	// The reader goroutine forwards messages on in; it raises interrupted
 	// when an Interrupt for the clock being computed (computing − 1)
 	// arrives, and stopped on Stop, so a computing worker notices both.
@@ -375,13 +434,14 @@ func (w *realWorker) read(ctx context.Context) {
 // recv returns the next message, or nil after Retry without one.
 func (w *realWorker) recv(ctx context.Context) (*transport.Message, error) {
 	if m := w.held; m != nil {
-		w.held = nil
+		w.held, w.got = nil, w.heldAt
 		return m, nil
 	}
 	t := time.NewTimer(w.e.Retry)
 	defer t.Stop()
 	select {
 	case m := <-w.in:
+		w.got = time.Now()
 		return m, nil
 	case err := <-w.errc:
 		return nil, err
@@ -434,7 +494,12 @@ func (w *realWorker) run(ctx context.Context) error {
 }
 
 // compute processes the release's budget, pausing like a straggler and
-// stopping early (after the current chunk) when interrupted.
+// stopping early (after the current chunk) when interrupted or, when the
+// release carries a local timer (semi-centralized FSP, §5.2), when the
+// timer has run since the release arrived: a pause in progress then ends
+// at once, the rest owed, as with an interrupt. A natural straggler's
+// slowdown is served after its points, so it stops its points when they
+// and their slowdown would fill the timer.
 func (w *realWorker) compute(ctx context.Context, m *transport.Message) (*transport.Message, error) {
 	sh, st := w.sh, w.e.Stragglers
 	if w.delta == nil {
@@ -456,10 +521,21 @@ func (w *realWorker) compute(ctx context.Context, m *transport.Message) (*transp
 		params = iw.prepare(m.Params)
 	}
 	t0 := time.Now()
+	var deadline time.Time // zero: no local timer
+	if m.Timer > 0 {
+		deadline = w.got.Add(m.Timer)
+	}
+	slow := 1.0 // how much longer the points take than their computing
+	if sh.straggler && st.Kind == Natural {
+		slow = st.Slowdown
+	}
+	expired := func() bool {
+		return !deadline.IsZero() && !t0.Add(time.Duration(float64(time.Since(t0))*slow)).Before(deadline)
+	}
 	var paused time.Duration
 	if w.owed > 0 {
 		p0 := time.Now()
-		left, err := w.pause(ctx, w.owed)
+		left, err := w.pause(ctx, w.owed, deadline)
 		if err != nil {
 			return nil, err
 		}
@@ -467,7 +543,7 @@ func (w *realWorker) compute(ctx context.Context, m *transport.Message) (*transp
 		paused += time.Since(p0)
 	}
 	done := 0
-	for done < k && !w.interrupted.Load() && !w.stopped.Load() {
+	for done < k && !w.interrupted.Load() && !w.stopped.Load() && !expired() {
 		seg := min(k-done, chunk)
 		if sh.straggler && st.Kind == Injected && st.Every > 0 {
 			seg = min(seg, st.Every-int(sh.stats.Points%int64(st.Every)))
@@ -476,9 +552,10 @@ func (w *realWorker) compute(ctx context.Context, m *transport.Message) (*transp
 		sh.stats.Points += int64(seg)
 		done += seg
 		if sh.straggler && st.Kind == Injected && st.Every > 0 && sh.stats.Points%int64(st.Every) == 0 {
-			// An interrupt cuts the pause short; the rest is owed.
+			// An interrupt or the local timer cuts the pause short; the
+			// rest is owed.
 			p0 := time.Now()
-			left, err := w.pause(ctx, st.Tau)
+			left, err := w.pause(ctx, st.Tau, deadline)
 			if err != nil {
 				return nil, err
 			}
@@ -528,7 +605,7 @@ func (w *realWorker) commit(ctx context.Context, c *transport.Message) (stop boo
 			case m.Kind == transport.Ack && m.Seq == c.Seq:
 				return false, nil
 			case m.Kind == transport.Release && m.Clock > c.Clock:
-				w.held = m
+				w.held, w.heldAt = m, w.got
 				return false, nil
 			case m.Kind == transport.Stop:
 				return true, nil
@@ -542,18 +619,25 @@ func (w *realWorker) commit(ctx context.Context, c *transport.Message) (stop boo
 	}
 }
 
-// pause sleeps d unless an interrupt comes first, and returns the time
-// left.
-func (w *realWorker) pause(ctx context.Context, d time.Duration) (time.Duration, error) {
+// pause sleeps d unless an interrupt or the deadline (if not zero) comes
+// first, and returns the time left.
+func (w *realWorker) pause(ctx context.Context, d time.Duration, deadline time.Time) (time.Duration, error) {
 	if w.interrupted.Load() {
 		return d, nil
 	}
 	t0 := time.Now()
-	t := time.NewTimer(d)
+	sleep := d
+	if !deadline.IsZero() {
+		sleep = min(sleep, deadline.Sub(t0))
+	}
+	if sleep <= 0 {
+		return d, nil
+	}
+	t := time.NewTimer(sleep)
 	defer t.Stop()
 	select {
 	case <-t.C:
-		return 0, nil
+		return max(d-time.Since(t0), 0), nil
 	case <-w.wake:
 		return max(d-time.Since(t0), 0), nil
 	case <-ctx.Done():

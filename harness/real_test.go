@@ -3,6 +3,7 @@ package harness_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -23,9 +24,6 @@ import (
 func TestRealAllModels(t *testing.T) {
 	alg := blobsKMeans(t, 4000)
 	for _, s := range allSpecs {
-		if strings.HasSuffix(s, ":semi") {
-			continue // virtual clock only (TestRealRefusesSemi)
-		}
 		t.Run(s, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				e := smallExp(alg, s)
@@ -65,7 +63,7 @@ func TestRealAllModels(t *testing.T) {
 // run still makes progress.
 func TestRealLossyNetwork(t *testing.T) {
 	alg := blobsKMeans(t, 4000)
-	for _, s := range []string{"bsp", "ssp:2", "asp", "quorum:0.75", "fsp:2ms"} {
+	for _, s := range []string{"bsp", "ssp:2", "asp", "quorum:0.75", "fsp:2ms", "fsp:2ms:semi"} {
 		t.Run(s, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				e := smallExp(alg, s)
@@ -130,10 +128,12 @@ func TestRealNoLeak(t *testing.T) {
 	}
 }
 
-func TestRealRefusesSemi(t *testing.T) {
+// Data migration stays on the virtual clock, semi-centralized or not.
+func TestRealRefusesSemiMigration(t *testing.T) {
 	e := smallExp(blobsKMeans(t, 400), "fsp:semi")
 	e.Clock = harness.Real
-	if _, err := harness.Run(context.Background(), e); !errors.Is(err, harness.ErrConfig) {
-		t.Fatalf("real semi-centralized FSP: %v", err)
+	e.Migrate = &harness.Migration{PointBytes: 64}
+	if _, err := harness.Run(context.Background(), e); !errors.Is(err, harness.ErrConfig) || !strings.Contains(fmt.Sprint(err), "virtual clock only") {
+		t.Fatalf("real semi-centralized FSP with migration: %v; want ErrConfig naming the virtual clock", err)
 	}
 }

@@ -139,19 +139,28 @@ func (s *sim) setInterval(now, eta time.Duration) error {
 // round runs at the interval the tuner asked for (as a centralized
 // round's timer is re-armed).
 func (s *sim) retime(effs []consistency.Effect) {
-	if !s.e.Sync.Local || s.tuned == 0 {
-		return
+	if s.e.Sync.Local {
+		s.tuned = retime(effs, s.tuned)
+	}
+}
+
+// retime sets the Interval of the releases in effs to tuned, the
+// interval the tuner set (0: none, effs unchanged), and returns 0, the
+// interval left to apply (see sim.retime). Both runtimes use it.
+func retime(effs []consistency.Effect, tuned time.Duration) time.Duration {
+	if tuned == 0 {
+		return 0
 	}
 	for i := range effs {
 		if effs[i].Kind == consistency.EfRelease {
-			if s.tuned == consistency.FullBatch {
+			if tuned == consistency.FullBatch {
 				effs[i].Interval = 0
 			} else {
-				effs[i].Interval = s.tuned
+				effs[i].Interval = tuned
 			}
 		}
 	}
-	s.tuned = 0
+	return 0
 }
 
 func (s *sim) checkpoint() (*saved, error) {
@@ -380,6 +389,13 @@ func (s *sim) scaleIn(t time.Duration) error {
 // (semi-centralized FSP, §5.2) from what the last round measured:
 // interval.Offsets aims every commit at the same arrival instant.
 func (s *sim) localTimers(effs []consistency.Effect) error {
+	return localTimers(effs, s.obs, s.timers)
+}
+
+// localTimers sets timers (one per worker) for the releases in effs from
+// obs, under the round's interval η (the first release's Interval; no
+// change if there is none): interval.Offsets. Both runtimes use it.
+func localTimers(effs []consistency.Effect, obs []interval.Observation, timers []time.Duration) error {
 	var eta time.Duration
 	for _, e := range effs {
 		if e.Kind == consistency.EfRelease && e.Interval > 0 {
@@ -390,12 +406,25 @@ func (s *sim) localTimers(effs []consistency.Effect) error {
 	if eta == 0 {
 		return nil
 	}
-	timers, _, err := interval.Offsets{}.Timers(eta, s.obs)
+	ts, _, err := interval.Offsets{}.Timers(eta, obs)
 	if err != nil {
 		return fmt.Errorf("harness: local timers: %w", err)
 	}
-	copy(s.timers, timers)
+	copy(timers, ts)
 	return nil
+}
+
+// localTimer is the local timer a release e carries: 0 unless it is a
+// semi-centralized release (e.Interval > 0), then timers[e.Worker], or
+// the interval itself if no timer was computed.
+func localTimer(e consistency.Effect, timers []time.Duration) time.Duration {
+	if e.Kind != consistency.EfRelease || e.Interval <= 0 {
+		return 0
+	}
+	if t := timers[e.Worker]; t > 0 {
+		return t
+	}
+	return e.Interval
 }
 
 // feed steps the model with an event raised at the coordinator now.
@@ -427,9 +456,10 @@ func (s *sim) deliver(t time.Duration, effs []consistency.Effect) {
 			var arrive time.Duration
 			if s.store != nil {
 				arrive = s.signal(t, e.Worker, transport.Message{Kind: transport.Release, From: transport.Coordinator, To: transport.NodeID(e.Worker),
-					Job: s.e.Seed, Version: uint64(e.Version), Clock: e.Clock, Budget: int64(e.Budget), Points: s.st.releasePoints()})
+					Job: s.e.Seed, Version: uint64(e.Version), Clock: e.Clock, Budget: int64(e.Budget), Points: s.st.releasePoints(),
+					Timer: localTimer(e, s.timers)})
 			} else {
-				arrive = s.transmit(&s.out, t, releaseSize(e, s.e.Seed, s.st.coord.params, s.st.releasePoints()), e.Worker)
+				arrive = s.transmit(&s.out, t, releaseSize(e, s.e.Seed, s.st.coord.params, s.st.releasePoints(), localTimer(e, s.timers)), e.Worker)
 			}
 			s.inflight[e.Worker]++
 			s.push(&simEvent{t: arrive, kind: simRelease, w: e.Worker, eff: e, params: s.st.coord.params})
@@ -499,10 +529,7 @@ func (s *sim) start(ev *simEvent) {
 	sh.owed = 0
 	if ev.eff.Interval > 0 {
 		// Semi-centralized: the worker's own timer ends the batch.
-		r.timer = s.timers[ev.w]
-		if r.timer <= 0 {
-			r.timer = ev.eff.Interval
-		}
+		r.timer = localTimer(ev.eff, s.timers)
 		e := s.now + r.timer - r.start
 		if s.st.tune != nil {
 			// The round's barrier begins when the first worker stops

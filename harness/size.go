@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"time"
+
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/consistency"
 	"github.com/syncmodels/syncmodels/transport"
@@ -11,10 +13,11 @@ import (
 // sent agree between the runtimes.
 
 // releaseSize is the size of a release; points is the number of points
-// applied, which an ISP release carries (0 otherwise).
-func releaseSize(e consistency.Effect, job uint64, params []float64, points int64) int {
+// applied, which an ISP release carries (0 otherwise), and timer its
+// semi-centralized local timer (0 for none).
+func releaseSize(e consistency.Effect, job uint64, params []float64, points int64, timer time.Duration) int {
 	m := transport.Message{Kind: transport.Release, From: transport.Coordinator, To: transport.NodeID(e.Worker), Job: job,
-		Version: uint64(e.Version), Clock: e.Clock, Budget: int64(e.Budget), Points: points, Params: params}
+		Version: uint64(e.Version), Clock: e.Clock, Budget: int64(e.Budget), Points: points, Params: params, Timer: timer}
 	return m.Size()
 }
 

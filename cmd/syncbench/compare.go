@@ -200,8 +200,8 @@ func (f *compareFlags) check() error {
 				return fmt.Errorf("-sync %q: %s is listed twice", f.syncList, p.name)
 			}
 		}
-		if f.clockKind == harness.Real && (p.name == "fspv" || p.name == "fspv+semi" || p.spec.Local || p.migrate) {
-			return fmt.Errorf("-sync %s: FSPV's rollbacks, semi-centralized timers and data migration need -clock virtual", p.name)
+		if f.clockKind == harness.Real && (p.name == "fspv" || p.name == "fspv+semi" || p.migrate) {
+			return fmt.Errorf("-sync %s: FSPV's rollbacks and data migration need -clock virtual", p.name)
 		}
 		if f.indirect && (p.spec.Kind == consistency.FSP || p.tunedBatch) {
 			return fmt.Errorf("-sync %s: FSP's interrupts and tuners are not modelled over -indirect", p.name)

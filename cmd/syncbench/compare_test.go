@@ -339,9 +339,10 @@ func TestComparePlot(t *testing.T) {
 	}
 }
 
-// TestCompareRealClock passes -clock real through to the harness.
+// TestCompareRealClock passes -clock real through to the harness,
+// semi-centralized FSP (§5.2) included.
 func TestCompareRealClock(t *testing.T) {
-	code, out, errs := runCmd(t, smallArgs("-clock", "real", "-sync", "bsp,asp", "-duration", "200ms", "-json")...)
+	code, out, errs := runCmd(t, smallArgs("-clock", "real", "-sync", "bsp,asp,fsp:2ms:semi", "-duration", "200ms", "-json")...)
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
@@ -349,8 +350,13 @@ func TestCompareRealClock(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &c); err != nil {
 		t.Fatal(err)
 	}
-	if c.Scenario.Clock != "real" || len(c.Runs) != 2 || c.Runs[0].Versions == 0 {
-		t.Errorf("clock %q, %d runs; want real, 2 runs with versions", c.Scenario.Clock, len(c.Runs))
+	if c.Scenario.Clock != "real" || len(c.Runs) != 3 {
+		t.Fatalf("clock %q, %d runs; want real, 3 runs", c.Scenario.Clock, len(c.Runs))
+	}
+	for _, r := range c.Runs {
+		if r.Versions == 0 {
+			t.Errorf("%+v: no versions", r)
+		}
 	}
 }
 
@@ -365,7 +371,7 @@ func TestCompareErrors(t *testing.T) {
 		{[]string{"-sync", "fspv+asyn", "-clock", "real"}, 2, "need -clock virtual"},
 		{[]string{"-sync", "fspv,fspv+semi,fsp:5ms:semi", "-clock", "virtual"}, 0, ""},
 		{[]string{"-sync", "fspv", "-clock", "real"}, 2, "need -clock virtual"},
-		{[]string{"-sync", "fsp:semi", "-clock", "real"}, 2, "need -clock virtual"},
+		{[]string{"-sync", "fspv+semi", "-clock", "real"}, 2, "need -clock virtual"},
 		{[]string{"-sync", "fspb,FSPB"}, 2, "listed twice"},
 		{[]string{"-sync", "bsp,,asp"}, 2, `-sync ""`},
 		{[]string{"-sync", "asp,ASP"}, 2, "listed twice"},
