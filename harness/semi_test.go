@@ -58,6 +58,25 @@ func (l *reportLog) Observe(rep interval.Report) error {
 	return l.Tuner.Observe(rep)
 }
 
+// runFixedLogged runs e under a fixed 1 ms interval and returns the
+// tuner's reports, at least atLeast of them.
+func runFixedLogged(t *testing.T, e harness.Experiment, atLeast int) *reportLog {
+	t.Helper()
+	f, err := interval.NewFixed(time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := &reportLog{Tuner: f}
+	e.Tuner = log
+	if _, err := harness.Run(context.Background(), e); err != nil {
+		t.Fatal(err)
+	}
+	if len(log.reps) < atLeast {
+		t.Fatalf("%d reports; want at least %d", len(log.reps), atLeast)
+	}
+	return log
+}
+
 // The barrier cost φ a tuner is told (interval.Report.BarrierCost) runs
 // from the round's barrier initiation to the release. Under
 // semi-centralized coordination the barrier begins when the first local
@@ -90,18 +109,7 @@ func TestSemiCentralizedBarrierCost(t *testing.T) {
 			e.Workers, e.Stragglers = 2, harness.Stragglers{}
 			e.Cost = harness.CostModel{PointCost: point, Latency: lat, Bandwidth: 1e18}
 			e.Duration = 50 * time.Millisecond
-			f, err := interval.NewFixed(time.Millisecond)
-			if err != nil {
-				t.Fatal(err)
-			}
-			log := &reportLog{Tuner: f}
-			e.Tuner = log
-			if _, err := harness.Run(context.Background(), e); err != nil {
-				t.Fatal(err)
-			}
-			if len(log.reps) == 0 {
-				t.Fatal("no report")
-			}
+			log := runFixedLogged(t, e, 1)
 			t.Logf("%d reports, the first: %+v", len(log.reps), log.reps[0])
 			for i, rep := range log.reps {
 				if rep.BarrierCost < tc.lo || rep.BarrierCost > tc.hi {
@@ -247,18 +255,7 @@ func TestRealSemiCentralizedBarrierCost(t *testing.T) {
 		e.Stragglers = harness.Stragglers{Kind: harness.Injected, Count: 2, Tau: time.Millisecond, Every: 100}
 		e.Network = delayed(lat)
 		e.Duration = 50 * time.Millisecond
-		f, err := interval.NewFixed(time.Millisecond)
-		if err != nil {
-			t.Fatal(err)
-		}
-		log := &reportLog{Tuner: f}
-		e.Tuner = log
-		if _, err := harness.Run(context.Background(), e); err != nil {
-			t.Fatal(err)
-		}
-		if len(log.reps) < 5 {
-			t.Fatalf("%d reports", len(log.reps))
-		}
+		log := runFixedLogged(t, e, 5)
 		t.Logf("%d reports, the first: %+v", len(log.reps), log.reps[0])
 		for i, rep := range log.reps {
 			if rep.BarrierCost != 2*lat {
