@@ -214,6 +214,7 @@ func TestRandomProcesses(t *testing.T) {
 		}
 		probe := dur(ms, time.Second)
 		lcfg := LinearFitConfig{Minimize: p.minimize, Probe: probe, Min: dur(1, probe), Max: dur(2*probe, 20*probe), Reach: 1 + 8*rng.Float64(), Window: 1 + rng.IntN(6), Tolerance: rng.Float64()}
+		lcfg.MaxWindow = lcfg.Window * (1 + rng.IntN(8))
 		lo := dur(1, 50*ms)
 		bcfg := BinarySearchConfig{Minimize: p.minimize, Factor: 2 + rng.IntN(3), Min: lo, Max: dur(lo, 10*time.Second), Window: 1 + rng.IntN(6)}
 		if rng.IntN(2) == 0 {
@@ -304,6 +305,8 @@ func TestConfigErrors(t *testing.T) {
 		{"LinearFitConfig.Reach", second(NewLinearFit(LinearFitConfig{Reach: nan}))},
 		{"LinearFitConfig.Reach", second(NewLinearFit(LinearFitConfig{Reach: math.Inf(1)}))},
 		{"LinearFitConfig.Window", second(NewLinearFit(LinearFitConfig{Window: -3}))},
+		{"LinearFitConfig.MaxWindow", second(NewLinearFit(LinearFitConfig{Window: 8, MaxWindow: 4}))},
+		{"LinearFitConfig.MaxWindow", second(NewLinearFit(LinearFitConfig{MaxWindow: -1}))},
 		{"LinearFitConfig.Tolerance", second(NewLinearFit(LinearFitConfig{Tolerance: nan}))},
 		{"LinearFitConfig.Tolerance", second(NewLinearFit(LinearFitConfig{Tolerance: 1.5}))},
 		{"LinearFitConfig.Tolerance", second(NewLinearFit(LinearFitConfig{Tolerance: -0.1}))},
@@ -321,7 +324,7 @@ func TestConfigErrors(t *testing.T) {
 		t.Errorf("BinarySearch defaults %+v", c)
 	}
 	l := must(NewLinearFit(LinearFitConfig{}))(t)
-	if c := l.cfg; c.Probe != 200*ms || c.Min != 3125*time.Microsecond || c.Max != 12800*ms || c.Reach != 4 || c.Window != 4 || c.Tolerance != 0.2 {
+	if c := l.cfg; c.Probe != 200*ms || c.Min != 3125*time.Microsecond || c.Max != 12800*ms || c.Reach != 4 || c.Window != 4 || c.MaxWindow != 4 || c.Tolerance != 0.2 {
 		t.Errorf("LinearFit defaults %+v", c)
 	}
 }

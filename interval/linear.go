@@ -30,6 +30,13 @@ type LinearFitConfig struct {
 	// stage's prediction is checked after every Window iterations. 0 means
 	// 4; otherwise ≥ 1.
 	Window int
+	// MaxWindow lets a stage that confirms the interval the stage before
+	// chose (its η* within a factor √2 of that one) check its prediction
+	// over twice as many iterations as the stage before did, up to
+	// MaxWindow; a stage whose η* moves further checks every Window
+	// iterations again. 0 means Window (every stage checks every Window
+	// iterations); otherwise ≥ Window.
+	MaxWindow int
 	// Tolerance is the self-correction threshold: a new stage begins when
 	// the progress since the stage began falls short of the stage's
 	// prediction by more than this fraction of it. 0 means 0.2; otherwise
@@ -63,6 +70,9 @@ func (c *LinearFitConfig) validate() error {
 	if c.Tolerance == 0 {
 		c.Tolerance = 0.2
 	}
+	if c.MaxWindow == 0 {
+		c.MaxWindow = c.Window
+	}
 	if err := checkBounds("LinearFitConfig", c.Min, c.Max); err != nil {
 		return err
 	}
@@ -75,6 +85,8 @@ func (c *LinearFitConfig) validate() error {
 		return bad("LinearFitConfig.Reach", c.Reach, "must be finite and ≥ 1")
 	case c.Window < 1:
 		return bad("LinearFitConfig.Window", c.Window, "must be ≥ 1")
+	case c.MaxWindow < c.Window:
+		return bad("LinearFitConfig.MaxWindow", c.MaxWindow, fmt.Sprintf("must be ≥ Window (%d)", c.Window))
 	case !(c.Tolerance > 0 && c.Tolerance <= 1):
 		return bad("LinearFitConfig.Tolerance", c.Tolerance, "must be in (0, 1]")
 	case c.Target != nil && !finite(*c.Target):
@@ -108,6 +120,11 @@ type Stage struct {
 	// the one that loses least when both lose; the longer one on a tie,
 	// such as no progress at all — and Rate is that rate.
 	Fallback bool
+	// Window is how many iterations each of the stage's monitoring
+	// requests asks for: LinearFitConfig.Window, or twice the stage
+	// before's (at most MaxWindow) when the stage's η* lies within a
+	// factor √2 of the stage before's.
+	Window int
 	// Rate is the predicted progress per second of elapsed time at
 	// Interval: gain(η)/T = η·g(η)/(η+φ), Eq. (7) over T.
 	Rate float64
@@ -185,10 +202,18 @@ const probeIterations = 2
 // the probes, so bracketing probes would walk towards a small optimum by
 // a factor of only about 0.8 per stage.
 //
-// The requests of a stage, in order:
+// A decelerating objective falls behind any stage's prediction soon, so
+// with a fixed window every stage would end after its first window and
+// spend its start re-probing an interval that still holds. With MaxWindow
+// above Window, a stage whose η* lies within a factor √2 of the stage
+// before's checks its prediction over twice as many iterations as that
+// stage did (Stage.Window, at most MaxWindow): the stages lengthen while
+// the fits agree and shorten again when η* moves.
+//
+// The requests of a stage, in order (W: the stage's Window):
 //
 //	{OpCheckpoint}  {OpRun, η_i, 2}  {OpRollback}  {OpRun, 2·η_i, 2}
-//	{OpRun, η*, Window}  {OpRun, η*, Window}  …
+//	{OpRun, η*, W}  {OpRun, η*, W}  …
 //
 // OpRollback only ever follows the first probe, so the caller keeps one
 // checkpoint, which it may drop once the second probe has begun. The
@@ -235,7 +260,7 @@ func (t *LinearFit) Next() (Request, error) {
 	case fitProbe2:
 		r = Request{Op: OpRun, Interval: 2 * t.probe, Iterations: probeIterations}
 	case fitMonitor:
-		r = Request{Op: OpRun, Interval: t.stage.Interval, Iterations: t.cfg.Window}
+		r = Request{Op: OpRun, Interval: t.stage.Interval, Iterations: t.stage.Window}
 	}
 	return t.x.issue(r)
 }
@@ -266,7 +291,9 @@ func (t *LinearFit) Observe(rep Report) error {
 			return err
 		}
 		phi := (t.phi1 + float64(rep.Iterations)*rep.BarrierCost.Seconds()) / float64(t.n1+rep.Iterations)
+		prev := t.stage
 		t.stage = t.fit(g2, duration(phi, 0, math.MaxInt64), rep.Objective)
+		t.stage.Window = t.window(prev)
 		t.probe = t.nextProbe()
 		t.f = rep.Objective
 		t.phase = fitMonitor
@@ -329,6 +356,23 @@ func (t *LinearFit) fit(g2 float64, phi time.Duration, f float64) Stage {
 		}
 	}
 	return s
+}
+
+// window is the monitoring window of the stage just fitted, prev the
+// stage before it (the zero Stage for the first): twice prev's window, at
+// most MaxWindow, if the new η* is within a factor √2 of prev's (the fit
+// confirms the interval: the objective only decelerated; the paper's §1
+// holds a recommended interval "steady to avoid over-reaction or
+// oscillation"); Window otherwise.
+func (t *LinearFit) window(prev Stage) int {
+	if prev.Index == 0 {
+		return t.cfg.Window
+	}
+	r := t.stage.Interval.Seconds() / prev.Interval.Seconds()
+	if r < math.Sqrt2 && r > 1/math.Sqrt2 {
+		return min(2*prev.Window, t.cfg.MaxWindow)
+	}
+	return t.cfg.Window
 }
 
 // nextProbe is η_{i+1}, the next stage's first probe, from the stage just

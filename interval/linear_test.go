@@ -2,6 +2,7 @@ package interval
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 )
@@ -358,5 +359,43 @@ func TestLinearFitWalksDownAlongOneOverEta(t *testing.T) {
 	want := float64(ms) * (-r + math.Sqrt(r*r+3*r))
 	if got := float64(prev.Interval); math.Abs(got-want) > 1e-6*want {
 		t.Errorf("η* = %v from probes at Min and 2·Min; want %v", prev.Interval, time.Duration(want))
+	}
+}
+
+// TestLinearFitWindowGrows: stages whose η* confirms the stage before's
+// (within √2) monitor over twice the stage before's window, up to
+// MaxWindow; a stage whose η* moves further starts over at Window. The
+// monitoring requests ask for the stage's window.
+func TestLinearFitWindowGrows(t *testing.T) {
+	ms := time.Millisecond
+	// g = −0.5·η + 4 with φ = 100 ms: η* = 800 ms (analytic), inside the
+	// first stage's reach from probes at 400 and 800 ms, and every later
+	// stage's.
+	p := steady(true, 100*ms, linear(-0.5, 4))
+	tu := must(NewLinearFit(LinearFitConfig{Minimize: true, Probe: 400 * ms, Max: 8 * time.Second, Window: 3, MaxWindow: 20}))(t)
+	var got []int
+	for i := range 5 {
+		s := fitStage(t, tu, p, i)
+		got = append(got, s.Window)
+		req, err := tu.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if req.Op != OpRun || req.Iterations != s.Window || req.Interval != s.Interval {
+			t.Errorf("stage %d: request %v; want run %d×%v", s.Index, req, s.Window, s.Interval)
+		}
+		if err := tu.Observe(p.do(req)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := []int{3, 6, 12, 20, 20}; !slices.Equal(got, want) {
+		t.Errorf("windows %v; want %v", got, want)
+	}
+	// The quality changes: η* moves to 8 s (the bound), and the window
+	// starts over.
+	p.stages = append(p.stages, stage{from: p.progress, g: linear(-0.001, 4)})
+	s := fitStage(t, tu, p, 5)
+	if s.Window != 3 || s.Interval < 4*time.Second {
+		t.Errorf("after the change: η* = %v, window %d; want η* ≥ 4 s and window 3", s.Interval, s.Window)
 	}
 }

@@ -70,11 +70,13 @@ func linearFit(alg algorithms.Algorithm, e *harness.Experiment) (interval.Tuner,
 //     pass, so a longer η behaves the same).
 //   - Each stage reaches 4 times beyond its probes (the default), and its
 //     prediction is checked every 16 iterations, which averages the noise
-//     of the objective over short rounds and amortizes the probes.
+//     of the objective over short rounds and amortizes the probes; while
+//     successive stages confirm their interval the window doubles, up to
+//     64 iterations (LinearFitConfig.MaxWindow).
 func linearFitConfig(alg algorithms.Algorithm, e *harness.Experiment) interval.LinearFitConfig {
 	lo, pass := minInterval(alg, e), fullPass(alg, e)
 	probe := max(pass/64, lo)
-	return interval.LinearFitConfig{Minimize: alg.Minimize(), Probe: probe, Min: lo, Max: max(pass, 2*probe), Window: 16}
+	return interval.LinearFitConfig{Minimize: alg.Minimize(), Probe: probe, Min: lo, Max: max(pass, 2*probe), Window: 16, MaxWindow: 64}
 }
 
 // fullPass is P under e's cost model: the time a full-speed worker takes

@@ -84,7 +84,7 @@ const fspSweepSnapshots = 500
 // not the data set. A single seed's curve is jagged where runs settle in
 // different local optima (K-means), and the best of ten fixed η on one
 // seed is biased low; the report gives every seed and the medians.
-const fspSweepSeeds = 5
+const fspSweepSeeds = 10
 
 // fspAcceptance is the criterion: FSPV's time to target within
 // this factor of the best fixed interval's.
