@@ -42,7 +42,8 @@ const reproduceUsage = `usage: syncbench reproduce PAPER [flags]
 
 papers:
   fsp   FSP/Flegel (TPDS 2022) §6: runtime with and without stragglers
-        (Figs. 7, 8) and runtime against the barrier interval (Fig. 15)
+        (Figs. 7, 8), migration and FSPV+opt (Figs. 11, 12), semi-centralized
+        coordination (Fig. 13), runtime against the barrier interval (Fig. 15)
   mlless  MLLess §6: ISP's significance threshold (Fig. 5), the scale-in
         auto-tuner's Perf/$ (Fig. 6), ISP vs SSP vs BSP (Fig. 9)
 

@@ -32,8 +32,13 @@ import (
 //     FSPB and FSPV for K-means, GMM, FCM, LR and NMF on synthetic data
 //     shaped like Table 1's (scaled down), and on Fashion-MNIST when it is
 //     installed, under Injected and Natural stragglers and without;
+//   - Figs. 11 and 12: FSPV with data migration and semi-centralized
+//     timers (FSPV+opt), and the passes and contributions per worker;
+//   - Fig. 13: the synchronization cost of centralized against
+//     semi-centralized coordination;
 //   - Fig. 15: the time to target of FSP at fixed intervals η on a log
-//     grid, against the interval FSPV chose and its time to target.
+//     grid, on several seeds, against the interval FSPV chose and its time
+//     to target.
 //
 // Every run is a `syncbench compare` run (the same flags, presets and
 // defaults; see fspWorkload.flagsFor), so the numbers mean what compare's mean.
@@ -65,6 +70,10 @@ var fspSettings = []fspSetting{
 // fspSweepSetting is the setting of the interval sweep (Fig. 15 uses
 // Injected).
 const fspSweepSetting = 0
+
+// fspSemiSetting is the setting of Fig. 13's comparison of centralized
+// and semi-centralized coordination (the paper's Natural).
+const fspSemiSetting = 1
 
 // fspSweepSteps is the number of fixed intervals of the sweep: P/2^k for k
 // = fspSweepSteps−1 … 0, P the time a full-speed worker takes for a pass
@@ -240,6 +249,9 @@ type fspCase struct {
 	// sweepFlags, the report's seed's): etas and their runs per seed
 	// (sweep[k][i]: seed sweepSeeds[k], interval etas[i]), and FSPV's run
 	// on the same grid per seed.
+	// semi is FSPV with semi-centralized timers (fspv+semi) in
+	// fspSemiSetting, for Fig. 13 beside that setting's fspv run.
+	semi       *harness.Result
 	sweepFlags *compareFlags
 	etas       []time.Duration
 	sweepSeeds []uint64
@@ -394,6 +406,8 @@ func runFSP(ctx context.Context, f *fspFlags, scale fspScale, stderr io.Writer) 
 				jobs = append(jobs, fspJob{c: c, f: cf, p: p, name: w.key + " " + s.key + " " + p.name, out: &c.runs[len(c.runs)-1][i], cost: jobCost(cf, d)})
 			}
 		}
+		sf := c.flags[fspSemiSetting]
+		jobs = append(jobs, fspJob{c: c, f: sf, p: presets["fspv+semi"], name: w.key + " " + fspSettings[fspSemiSetting].key + " fspv+semi", out: &c.semi, cost: jobCost(sf, d)})
 		if w.sweep {
 			jobs = append(jobs, c.sweepJobs(f.seed)...)
 		}

@@ -274,6 +274,7 @@ func writeFSPReport(f *fspFlags, scale fspScale, cases []*fspCase, migs []*fspMi
 	r.runtime()
 	r.intervals()
 	r.fig12()
+	r.fig13()
 	r.missing()
 	r.details()
 	return os.WriteFile(filepath.Join(f.out, "fsp.md"), []byte(r.String()), 0o644)
@@ -291,7 +292,7 @@ func (r *fspReport) header() {
 	if r.f.quick {
 		r.p("> **-quick**: tiny data sets and runs that only check the pipeline. The numbers below mean little; run without -quick for the report.\n\n")
 	}
-	r.p("The paper: Zhigang Wang et al., \"FSP: Towards Flexible Synchronous Parallel Frameworks for Distributed Machine Learning\", IEEE TPDS 2022 (the Flegel system), §6 — Figs. 7 and 8 (runtime with and without stragglers) and Fig. 15 (runtime against the barrier interval). ")
+	r.p("The paper: Zhigang Wang et al., \"FSP: Towards Flexible Synchronous Parallel Frameworks for Distributed Machine Learning\", IEEE TPDS 2022 (the Flegel system), §6 — Figs. 7 and 8 (runtime with and without stragglers), Figs. 11 and 12 (data migration, FSPV+opt), Fig. 13 (semi-centralized coordination) and Fig. 15 (runtime against the barrier interval). ")
 	r.p("Every run here is a `harness` run on the **virtual clock**: every delta is really computed and applied, but time comes from a cost model, not from this machine, so the same command and seed write the same tables and figures anywhere (a test regenerates the -quick report twice and compares the bytes). ")
 	r.p("Each run is exactly what `syncbench compare` runs with the flags listed under *Setup* (the same presets for bspb, bspv, fspb and fspv; see [compare.md](../compare.md) and [runtimes.md](../runtimes.md)).\n\n")
 }
@@ -907,6 +908,9 @@ func (r *fspReport) csv(path string) error {
 			for j, run := range c.runs[s] {
 				add(c, s, fspSystems[j], 0, c.flags[s].seed, run)
 			}
+		}
+		if c.semi != nil {
+			add(c, fspSemiSetting, "fspv+semi", 0, c.flags[fspSemiSetting].seed, c.semi)
 		}
 		for k, runs := range c.sweep {
 			for i, run := range runs {

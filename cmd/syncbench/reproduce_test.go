@@ -101,6 +101,7 @@ func TestReproduceFSPQuick(t *testing.T) {
 		"## Asynchronous data migration (Fig. 12) and FSPV+opt (Fig. 11)", "### Time to target: FSPV against FSPV+opt",
 		"### Passes and contributions per worker (Fig. 12)", "| LR | fspv (no migration), Injected | ", "| LR | fspv+opt, Injected | ",
 		"(fsp/fig12-lr.png)", "- **LR**, Injected: max/min passes ", "(fsp/fig12.csv)",
+		"## Semi-centralized coordination (Fig. 13)", "| LR | ", "The semi-centralized barrier cost less per iteration in ",
 		"## Not reproduced yet", "Fig. 11's *sync* variant",
 		"## Per-run details", "syncbench compare: logreg on synthetic:logistic",
 		"| LR, Fashion-MNIST | — (not in Table 1) | skipped: Fashion-MNIST not installed (OUT/no-such-dir",
@@ -114,9 +115,9 @@ func TestReproduceFSPQuick(t *testing.T) {
 			t.Errorf("fsp.md has %q (only LR ran)", absent)
 		}
 	}
-	// The header, 15 table runs and the sweep (fixed intervals and FSPV,
-	// per seed).
-	if n, want := bytes.Count(fa["fsp/runs.csv"], []byte("\n")), 1+len(fspSystems)*len(fspSettings)+(fspSweepSteps+1)*fspSweepSeeds; n != want {
+	// The header, 18 table runs, Fig. 13's fspv+semi and the sweep (fixed
+	// intervals and FSPV, per seed).
+	if n, want := bytes.Count(fa["fsp/runs.csv"], []byte("\n")), 1+len(fspSystems)*len(fspSettings)+1+(fspSweepSteps+1)*fspSweepSeeds; n != want {
 		t.Errorf("runs.csv has %d lines; want %d", n, want)
 	}
 }
