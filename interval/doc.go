@@ -28,7 +28,9 @@
 //     and √2·η* if the last fit chose η* between its probes, else at
 //     η*/2 and η* (η* and 2η*) if it moved below (above) them, so the
 //     stages walk towards an optimum far from the first probe instead of
-//     extrapolating to it.
+//     extrapolating to it. With MaxWindow above Window, a stage whose η*
+//     confirms the last one's (within √2) monitors over twice the last
+//     window, so a decelerating objective does not re-probe every window.
 //     The stage length T scales gain(η) but does not move its maximum, so
 //     no target objective is needed; given one, Stage().Remaining is the
 //     T predicted as |f_cur − f_tar| over the stage's rate.
