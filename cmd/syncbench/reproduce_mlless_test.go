@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"image/png"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,26 +25,8 @@ func TestReproduceMLLessQuick(t *testing.T) {
 			t.Errorf("stdout %q does not name the report", out)
 		}
 	}
-	fa, fb := readReport(t, a), readReport(t, b)
-	for _, name := range []string{"mlless.md", "mlless/runs.csv", "mlless/fig5.png", "mlless/fig6.png", "mlless/fig9.png",
-		"mlless/curves-sweep-pmf.png", "mlless/curves-sweep-lr-dense.png", "mlless/curves-sweep-lr-sparse.png", "mlless/curves-fig9-pmf.png"} {
-		if fa[name] == nil {
-			t.Errorf("the report has no %s", name)
-		}
-	}
-	if len(fa) != len(fb) {
-		t.Errorf("same seed, %d files vs %d", len(fa), len(fb))
-	}
-	for name, x := range fa {
-		if !bytes.Equal(x, fb[name]) {
-			t.Errorf("same seed, %s differs", name)
-		}
-		if strings.HasSuffix(name, ".png") {
-			if _, err := png.Decode(bytes.NewReader(x)); err != nil {
-				t.Errorf("%s: %v", name, err)
-			}
-		}
-	}
+	fa := sameReports(t, a, b, "mlless.md", "mlless/runs.csv", "mlless/fig5.png", "mlless/fig6.png", "mlless/fig9.png",
+		"mlless/curves-sweep-pmf.png", "mlless/curves-sweep-lr-dense.png", "mlless/curves-sweep-lr-sparse.png", "mlless/curves-fig9-pmf.png")
 	md := string(fa["mlless.md"])
 	for _, want := range []string{
 		"go run ./cmd/syncbench reproduce mlless -quick -out OUT -seed 3\n",

@@ -48,6 +48,34 @@ func readReport(t *testing.T, dir string) map[string][]byte {
 	return files
 }
 
+// sameReports reads the reports in directories a and b, written with the
+// same flags and seed, and checks that they hold the same files byte for
+// byte, the named ones among them, and that every PNG decodes; it returns
+// a's files.
+func sameReports(t *testing.T, a, b string, names ...string) map[string][]byte {
+	t.Helper()
+	fa, fb := readReport(t, a), readReport(t, b)
+	for _, name := range names {
+		if fa[name] == nil {
+			t.Errorf("the report has no %s", name)
+		}
+	}
+	if len(fa) != len(fb) {
+		t.Errorf("same seed, %d files vs %d", len(fa), len(fb))
+	}
+	for name, x := range fa {
+		if !bytes.Equal(x, fb[name]) {
+			t.Errorf("same seed, %s differs", name)
+		}
+		if strings.HasSuffix(name, ".png") {
+			if _, err := png.Decode(bytes.NewReader(x)); err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+		}
+	}
+	return fa
+}
+
 // TestReproduceFSPQuick writes the -quick report twice with the same seed
 // into two directories: the same files, byte for byte (but the wall time
 // and the -out path), with every section, figure and table the report
@@ -66,25 +94,7 @@ func TestReproduceFSPQuick(t *testing.T) {
 			t.Errorf("stdout %q does not name the report", out)
 		}
 	}
-	fa, fb := readReport(t, a), readReport(t, b)
-	for _, name := range []string{"fsp.md", "fsp/runs.csv", "fsp/fig7.png", "fsp/fig8.png", "fsp/curves-lr.png", "fsp/fig15-lr.png", "fsp/fig12-lr.png", "fsp/fig12.csv"} {
-		if fa[name] == nil {
-			t.Errorf("the report has no %s", name)
-		}
-	}
-	if len(fa) != len(fb) {
-		t.Errorf("same seed, %d files vs %d", len(fa), len(fb))
-	}
-	for name, x := range fa {
-		if !bytes.Equal(x, fb[name]) {
-			t.Errorf("same seed, %s differs", name)
-		}
-		if strings.HasSuffix(name, ".png") {
-			if _, err := png.Decode(bytes.NewReader(x)); err != nil {
-				t.Errorf("%s: %v", name, err)
-			}
-		}
-	}
+	fa := sameReports(t, a, b, "fsp.md", "fsp/runs.csv", "fsp/fig7.png", "fsp/fig8.png", "fsp/curves-lr.png", "fsp/fig15-lr.png", "fsp/fig12-lr.png", "fsp/fig12.csv")
 	md := string(fa["fsp.md"])
 	for _, want := range []string{
 		"go run ./cmd/syncbench reproduce fsp -quick -algos lr -fashion-mnist OUT/no-such-dir -out OUT -seed 3\n",
