@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -51,18 +52,21 @@ func TestNewQuorumValidates(t *testing.T) {
 		{barrier.Count(1), ""},
 		{barrier.Fraction(1), ""},
 		{barrier.Fraction(0.9), ""},
-		{barrier.Count(0), "barrier: quorum count 0: want k ≥ 1"},
-		{barrier.Count(-2), "barrier: quorum count -2: want k ≥ 1"},
-		{barrier.Fraction(0), "barrier: quorum fraction 0: want 0 < f ≤ 1"},
-		{barrier.Fraction(-0.5), "barrier: quorum fraction -0.5: want 0 < f ≤ 1"},
-		{barrier.Fraction(1.5), "barrier: quorum fraction 1.5: want 0 < f ≤ 1"},
-		{barrier.Fraction(math.NaN()), "barrier: quorum fraction NaN: want 0 < f ≤ 1"},
-		{barrier.Fraction(math.Inf(1)), "barrier: quorum fraction +Inf: want 0 < f ≤ 1"},
+		{barrier.Count(0), "barrier: NewQuorum: Count(k) = 0: must be ≥ 1"},
+		{barrier.Count(-2), "barrier: NewQuorum: Count(k) = -2: must be ≥ 1"},
+		{barrier.Fraction(0), "barrier: NewQuorum: Fraction(f) = 0: must be in (0, 1]"},
+		{barrier.Fraction(-0.5), "barrier: NewQuorum: Fraction(f) = -0.5: must be in (0, 1]"},
+		{barrier.Fraction(1.5), "barrier: NewQuorum: Fraction(f) = 1.5: must be in (0, 1]"},
+		{barrier.Fraction(math.NaN()), "barrier: NewQuorum: Fraction(f) = NaN: must be in (0, 1]"},
+		{barrier.Fraction(math.Inf(1)), "barrier: NewQuorum: Fraction(f) = +Inf: must be in (0, 1]"},
 	} {
 		q, err := barrier.NewQuorum(tt.k, 1, 2)
 		got := ""
 		if err != nil {
 			got = err.Error()
+			if !errors.Is(err, barrier.ErrConfig) {
+				t.Errorf("NewQuorum(%v) error = %v; want one wrapping ErrConfig", tt.k, err)
+			}
 		} else if q.Threshold() != tt.k {
 			t.Errorf("NewQuorum(%v).Threshold() = %v; want %v", tt.k, q.Threshold(), tt.k)
 		}
@@ -116,10 +120,10 @@ func TestErrorMessages(t *testing.T) {
 // needs everybody must behave as a Cyclic.
 var roundImpls = []struct {
 	name string
-	new  func(ws ...barrier.WorkerID) roundBarrier
+	new  func(ws ...barrier.WorkerID) barrier.Barrier
 }{
-	{"Cyclic", func(ws ...barrier.WorkerID) roundBarrier { return barrier.NewCyclic(ws...) }},
-	{"Quorum(100%)", func(ws ...barrier.WorkerID) roundBarrier {
+	{"Cyclic", func(ws ...barrier.WorkerID) barrier.Barrier { return must(barrier.NewCyclic(ws...)) }},
+	{"Quorum(100%)", func(ws ...barrier.WorkerID) barrier.Barrier {
 		q, err := barrier.NewQuorum(barrier.Fraction(1), ws...)
 		if err != nil {
 			panic(err)
@@ -223,30 +227,50 @@ func TestRoundsMembershipErrors(t *testing.T) {
 	}
 }
 
-func TestConstructorsPanicOnDuplicates(t *testing.T) {
+// Every constructor refuses a bad argument with an *InputError wrapping
+// ErrConfig that names it, and never panics.
+func TestConstructorsRefuseBadArguments(t *testing.T) {
 	for _, tt := range []struct {
 		name string
-		f    func()
+		f    func() (any, error)
+		want string
 	}{
-		{"NewCyclic(1, 2, 1)", func() { barrier.NewCyclic(1, 2, 1) }},
-		{"NewQuorum(2, 3, 3)", func() { _, _ = barrier.NewQuorum(barrier.Count(2), 3, 3) }},
-		{"NewClockTable([5 5], 1)", func() { barrier.NewClockTable([]barrier.WorkerID{5, 5}, 1) }},
-		{"NewClockTable(nil, -1)", func() { barrier.NewClockTable(nil, -1) }},
+		{"NewCyclic(1, 2, 1)", func() (any, error) { return barrier.NewCyclic(1, 2, 1) },
+			"barrier: NewCyclic: workers[2] = 1: listed twice (also workers[0])"},
+		{"NewFlexible(4, 4)", func() (any, error) { return barrier.NewFlexible(4, 4) },
+			"barrier: NewFlexible: workers[1] = 4: listed twice (also workers[0])"},
+		{"NewQuorum(2, 3, 3)", func() (any, error) { return barrier.NewQuorum(barrier.Count(2), 3, 3) },
+			"barrier: NewQuorum: workers[1] = 3: listed twice (also workers[0])"},
+		{"NewClockTable(1, 5, 5)", func() (any, error) { return barrier.NewClockTable(1, 5, 5) },
+			"barrier: NewClockTable: workers[1] = 5: listed twice (also workers[0])"},
+		{"NewClockTable(-1)", func() (any, error) { return barrier.NewClockTable(-1) },
+			"barrier: NewClockTable: staleness = -1: must be ≥ 0"},
 	} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("%s did not panic; want a panic", tt.name)
-				}
-			}()
-			tt.f()
-		}()
+		v, err := tt.f()
+		var ie *barrier.InputError
+		if !errors.Is(err, barrier.ErrConfig) || !errors.As(err, &ie) || err.Error() != tt.want {
+			t.Errorf("%s error = %v; want an *InputError wrapping ErrConfig: %q", tt.name, err, tt.want)
+		}
+		if !reflect.ValueOf(v).IsNil() {
+			t.Errorf("%s = %v; want nil with the error", tt.name, v)
+		}
+	}
+	// The same constructors with good arguments succeed.
+	for _, f := range []func() (any, error){
+		func() (any, error) { return barrier.NewCyclic(1, 2) },
+		func() (any, error) { return barrier.NewFlexible() },
+		func() (any, error) { return barrier.NewQuorum(barrier.Count(2), 3, 4) },
+		func() (any, error) { return barrier.NewClockTable(0, 5, 6) },
+	} {
+		if v, err := f(); err != nil || reflect.ValueOf(v).IsNil() {
+			t.Errorf("constructor = %v, %v; want a value", v, err)
+		}
 	}
 }
 
 func TestClockTableTimeoutNamesSlowest(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		ct := barrier.NewClockTable([]barrier.WorkerID{1, 2, 3, 4}, 3)
+		ct := must(barrier.NewClockTable(3, 1, 2, 3, 4))
 		tick := func(w barrier.WorkerID, n int) {
 			for range n {
 				if _, err := ct.Tick(w); err != nil {
@@ -295,7 +319,7 @@ func TestClockTableWaitConditions(t *testing.T) {
 			for i := range tt.clocks {
 				ws = append(ws, barrier.WorkerID(i+1))
 			}
-			ct := barrier.NewClockTable(ws, tt.s)
+			ct := must(barrier.NewClockTable(tt.s, ws...))
 			for i, c := range tt.clocks {
 				for range c {
 					if _, err := ct.Tick(ws[i]); err != nil {
@@ -316,7 +340,7 @@ func TestClockTableWaitConditions(t *testing.T) {
 // The zero Cyclic and Quorum are empty; the first Join takes part in the
 // round in progress (nobody else does), later joiners from the next round.
 func TestRoundsZeroValue(t *testing.T) {
-	for _, b := range []roundBarrier{new(barrier.Cyclic), new(barrier.Quorum)} {
+	for _, b := range []barrier.Barrier{new(barrier.Cyclic), new(barrier.Quorum)} {
 		synctest.Test(t, func(t *testing.T) {
 			ctx := context.Background()
 			if _, err := b.Wait(ctx, 1); !errors.Is(err, barrier.ErrNotMember) {
@@ -373,7 +397,7 @@ func TestWaitAfterLeaveAndRejoin(t *testing.T) {
 	// A worker that left and joined again is a new member: its old blocked
 	// Wait reports ErrLeft, its new Wait takes part normally.
 	synctest.Test(t, func(t *testing.T) {
-		c := barrier.NewCyclic(1, 2)
+		c := must(barrier.NewCyclic(1, 2))
 		ctx := context.Background()
 		errc := make(chan error, 1)
 		go func() { _, err := c.Wait(ctx, 1); errc <- err }()
@@ -402,7 +426,7 @@ func TestWaitAfterLeaveAndRejoin(t *testing.T) {
 }
 
 func TestClockTableAdvance(t *testing.T) {
-	ct := barrier.NewClockTable([]barrier.WorkerID{1, 2}, 0)
+	ct := must(barrier.NewClockTable(0, 1, 2))
 	for _, tt := range []struct {
 		w       barrier.WorkerID
 		to      uint64
@@ -430,4 +454,13 @@ func TestClockTableAdvance(t *testing.T) {
 	if _, err := ct.Advance(9, 1); !errors.Is(err, barrier.ErrNotMember) {
 		t.Errorf("Advance(9, 1) = %v; want ErrNotMember", err)
 	}
+}
+
+// must returns v, and panics on an error: for fixtures whose arguments are
+// valid.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

@@ -85,7 +85,7 @@ func BenchmarkCyclic(b *testing.B) {
 			runRounds(b, n, newCondBarrier(n))
 		})
 		b.Run(fmt.Sprintf("impl=barrier/workers=%d", n), func(b *testing.B) {
-			runRounds(b, n, barrier.NewCyclic(ids(n)...))
+			runRounds(b, n, must(barrier.NewCyclic(ids(n)...)))
 		})
 	}
 }
@@ -97,7 +97,7 @@ func BenchmarkCyclicCtx(b *testing.B) {
 		b.Run(fmt.Sprintf("impl=barrier/workers=%d", n), func(b *testing.B) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			runRoundsCtx(b, ctx, n, barrier.NewCyclic(ids(n)...))
+			runRoundsCtx(b, ctx, n, must(barrier.NewCyclic(ids(n)...)))
 		})
 	}
 }
@@ -175,7 +175,7 @@ func BenchmarkClockTable(b *testing.B) {
 				new  func() clockTable
 			}{
 				{"cond", func() clockTable { return newCondClock(n, s) }},
-				{"barrier", func() clockTable { return barrier.NewClockTable(ids(n), s) }},
+				{"barrier", func() clockTable { return must(barrier.NewClockTable(s, ids(n)...)) }},
 			} {
 				b.Run(fmt.Sprintf("impl=%s/s=%d/workers=%d", impl.name, s, n), func(b *testing.B) {
 					ct := impl.new()

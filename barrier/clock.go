@@ -51,22 +51,23 @@ type clockParty struct {
 }
 
 // NewClockTable returns a ClockTable with staleness s whose members are
-// workers, all at clock 0. It panics if s < 0 or a worker is listed twice.
-func NewClockTable(workers []WorkerID, s int) *ClockTable {
+// workers, all at clock 0. A negative s or a worker listed twice is an
+// *InputError wrapping ErrConfig.
+func NewClockTable(s int, workers ...WorkerID) (*ClockTable, error) {
 	if s < 0 {
-		panic("barrier: NewClockTable: negative staleness")
+		return nil, &InputError{Op: "NewClockTable", Input: "staleness", Value: s, Reason: "must be ≥ 0", Err: ErrConfig}
+	}
+	if err := checkWorkers("NewClockTable", workers); err != nil {
+		return nil, err
 	}
 	t := &ClockTable{staleness: uint64(s), members: make(map[WorkerID]*clockParty, len(workers))}
 	for _, w := range workers {
-		if t.members[w] != nil {
-			duplicatePanic("NewClockTable", w)
-		}
 		p := &clockParty{id: w, wake: make(chan wakeup, 1)}
 		t.members[w] = p
 		t.list = append(t.list, p)
 	}
 	t.atMin = len(workers)
-	return t
+	return t, nil
 }
 
 // Staleness returns s.
@@ -94,16 +95,43 @@ func (t *ClockTable) need(clock uint64) uint64 {
 // is ticked by someone else (a parameter server on receipt of its update)
 // may wait on its own tick.
 func (t *ClockTable) Wait(ctx context.Context, worker WorkerID, clock uint64) error {
+	_, err := t.wait(ctx, "ClockTable.Wait", worker, clock, false)
+	return err
+}
+
+// TickWait is a worker's SSP step in one call: the worker has completed
+// iteration c (its clock was c), so TickWait advances its clock to c+1, as
+// Tick, and blocks until it may run iteration c+1, as Wait(ctx, worker,
+// c+1): until every member's clock is at least c+1−s. It returns the new
+// clock c+1, the iteration to run next.
+//
+// Errors are those of Wait. A call that fails because worker is not a
+// member or already has a Wait in progress changes nothing. Otherwise the
+// tick is kept even if the wait then fails (the iteration was done): a
+// worker whose context ended, say, retries with Wait(ctx, worker, clock).
+func (t *ClockTable) TickWait(ctx context.Context, worker WorkerID) (clock uint64, err error) {
+	return t.wait(ctx, "ClockTable.TickWait", worker, 0, true)
+}
+
+// wait is Wait, and with tick TickWait (clock is then the worker's
+// clock after the tick).
+func (t *ClockTable) wait(ctx context.Context, op string, worker WorkerID, clock uint64, tick bool) (uint64, error) {
 	done := ctx.Done()
 	t.mu.Lock()
 	p := t.members[worker]
 	if p == nil {
 		t.mu.Unlock()
-		return &WorkerError{Op: "ClockTable.Wait", Worker: worker, Err: ErrNotMember}
+		return 0, &WorkerError{Op: op, Worker: worker, Err: ErrNotMember}
 	}
 	if p.busy.Load() {
 		t.mu.Unlock()
-		return &WorkerError{Op: "ClockTable.Wait", Worker: worker, Err: ErrBusy}
+		return 0, &WorkerError{Op: op, Worker: worker, Err: ErrBusy}
+	}
+	if tick {
+		if p.clock < math.MaxUint64 {
+			t.setLocked(p, p.clock+1)
+		}
+		clock = p.clock
 	}
 	p.busy.Store(true)
 	defer p.busy.Store(false) // after the wakeup, if any, was consumed
@@ -111,15 +139,15 @@ func (t *ClockTable) Wait(ctx context.Context, worker WorkerID, clock uint64) er
 	if done != nil {
 		select {
 		case <-done:
-			err := t.waitErrorLocked(p, clock, need, ctx.Err())
+			err := t.waitErrorLocked(op, p, clock, need, ctx.Err())
 			t.mu.Unlock()
-			return err
+			return clock, err
 		default:
 		}
 	}
 	if t.min >= need {
 		t.mu.Unlock()
-		return nil
+		return clock, nil
 	}
 	// Yield a few times before parking, as rounds.wait does: the workers
 	// that hold this one back may be about to tick.
@@ -127,17 +155,17 @@ func (t *ClockTable) Wait(ctx context.Context, worker WorkerID, clock uint64) er
 	for range yieldSpins {
 		runtime.Gosched()
 		if t.minSeen.Load() >= need {
-			return nil
+			return clock, nil
 		}
 	}
 	t.mu.Lock()
 	switch {
 	case t.members[worker] != p:
 		t.mu.Unlock()
-		return &WorkerError{Op: "ClockTable.Wait", Worker: worker, Err: ErrLeft}
+		return clock, &WorkerError{Op: op, Worker: worker, Err: ErrLeft}
 	case t.min >= need:
 		t.mu.Unlock()
-		return nil
+		return clock, nil
 	}
 	p.need = need
 	p.blocked = true
@@ -153,22 +181,22 @@ func (t *ClockTable) Wait(ctx context.Context, worker WorkerID, clock uint64) er
 		case <-done:
 			t.mu.Lock()
 			if p.blocked {
-				err := t.waitErrorLocked(p, clock, need, ctx.Err())
+				err := t.waitErrorLocked(op, p, clock, need, ctx.Err())
 				t.unblockLocked(p)
 				t.mu.Unlock()
-				return err
+				return clock, err
 			}
 			t.mu.Unlock()
 			msg = <-p.wake
 		}
 	}
 	if msg == wakeLeft {
-		return &WorkerError{Op: "ClockTable.Wait", Worker: worker, Err: ErrLeft}
+		return clock, &WorkerError{Op: op, Worker: worker, Err: ErrLeft}
 	}
-	return nil
+	return clock, nil
 }
 
-func (t *ClockTable) waitErrorLocked(p *clockParty, clock, need uint64, err error) *WaitError {
+func (t *ClockTable) waitErrorLocked(op string, p *clockParty, clock, need uint64, err error) *WaitError {
 	var slow []*clockParty
 	for _, q := range t.list {
 		if q.clock < need {
@@ -182,7 +210,7 @@ func (t *ClockTable) waitErrorLocked(p *clockParty, clock, need uint64, err erro
 	for i, q := range slow {
 		missing[i] = q.id
 	}
-	return &WaitError{Op: "ClockTable.Wait", Worker: p.id, Round: clock, Missing: missing, Need: len(missing), Err: err}
+	return &WaitError{Op: op, Worker: p.id, Round: clock, Missing: missing, Need: len(missing), Err: err}
 }
 
 func (t *ClockTable) unblockLocked(p *clockParty) {

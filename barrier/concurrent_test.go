@@ -203,7 +203,7 @@ func TestQuorumConcurrent(t *testing.T) {
 func TestClockTableConcurrent(t *testing.T) {
 	checkNoLeaks(t)
 	const n, iters, s = 6, 300, 2
-	ct := barrier.NewClockTable(ids(n), s)
+	ct := must(barrier.NewClockTable(s, ids(n)...))
 	ctx := deadline(t)
 	// started[w] ≥ w's clock in the table: raised before Tick.
 	var started [n]atomic.Uint64
@@ -246,7 +246,7 @@ func TestConcurrentWaitsForOneWorker(t *testing.T) {
 		return err == nil || errors.Is(err, barrier.ErrBusy) || errors.As(err, &we)
 	}
 	t.Run("Cyclic", func(t *testing.T) {
-		c := barrier.NewCyclic(1, 2)
+		c := must(barrier.NewCyclic(1, 2))
 		ctx := deadline(t)
 		var wg sync.WaitGroup
 		for g, w := range []barrier.WorkerID{1, 1, 2} {
@@ -266,7 +266,7 @@ func TestConcurrentWaitsForOneWorker(t *testing.T) {
 		wg.Wait()
 	})
 	t.Run("ClockTable", func(t *testing.T) {
-		ct := barrier.NewClockTable([]barrier.WorkerID{1, 2}, 0)
+		ct := must(barrier.NewClockTable(0, 1, 2))
 		ctx := deadline(t)
 		var wg sync.WaitGroup
 		for g := range 2 {

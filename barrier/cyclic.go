@@ -18,11 +18,13 @@ type Cyclic struct {
 }
 
 // NewCyclic returns a Cyclic whose first round (round 0) awaits workers.
-// It panics if a worker is listed twice.
-func NewCyclic(workers ...WorkerID) *Cyclic {
+// A worker listed twice is an *InputError wrapping ErrConfig.
+func NewCyclic(workers ...WorkerID) (*Cyclic, error) {
 	c := new(Cyclic)
-	c.r.init("NewCyclic", workers)
-	return c
+	if err := c.r.init("NewCyclic", workers); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // Wait records that worker arrived and blocks until the round it arrived
@@ -58,3 +60,10 @@ func (c *Cyclic) Round() uint64 { return c.r.current() }
 
 // Members returns the members in ascending order.
 func (c *Cyclic) Members() []WorkerID { return c.r.memberList() }
+
+// OnRelease sets the barrier action: action runs once per round, after
+// every arrival of the round and before any of its Waits return, in the
+// goroutine whose call completed the round (see Release for why and for
+// what the action must not do). It replaces any earlier action; nil
+// removes it. The action applies from the next round that releases.
+func (c *Cyclic) OnRelease(action func(Release)) { c.r.onRelease(action) }

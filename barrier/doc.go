@@ -21,8 +21,17 @@
 //     initiates the barrier (Signal), workers notice between data points
 //     (Signalled), commit and Wait as in Cyclic.
 //
-// Membership is dynamic in all three, for elastic and preemptible fleets
-// (MLLess scale-in, DOLL preemption). In Cyclic and Quorum a worker that
+// Cyclic, Quorum and Flexible implement one interface, Barrier, so a
+// training loop written against it runs under any of the three. A barrier
+// action (OnRelease) runs once per round, after the round's arrivals and
+// before any of its Waits return: it is where the round's results are
+// reduced (see Release for why an action rather than a leader flag), and
+// its Release names the arrivals that formed the round and, for a Quorum,
+// the members that were late. ClockTable.TickWait is SSP's step in one
+// call: commit clock c+1, then wait until every clock is at least c+1 − s.
+//
+// Membership is dynamic in all four, for elastic and preemptible fleets
+// (MLLess scale-in, DOLL preemption). In Cyclic, Quorum and Flexible a worker that
 // joins while a round is in progress takes part from the next round, so it
 // never holds up a round it was not part of; a worker that leaves is no
 // longer awaited, and if it was the last one awaited the round releases. In
@@ -43,7 +52,9 @@
 // context deadlines for timeouts; the package reads no clock. Calls naming
 // a worker that is not a member, a second Join, or a second concurrent Wait
 // for one worker return a *WorkerError (ErrNotMember, ErrAlreadyMember,
-// ErrBusy) and change nothing.
+// ErrBusy) and change nothing. Constructors never panic: a worker listed
+// twice, a negative staleness or a quorum threshold out of range is an
+// *InputError wrapping ErrConfig.
 //
 // # Implementation
 //

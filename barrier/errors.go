@@ -21,7 +21,44 @@ var (
 	ErrLeft = errors.New("barrier: worker left")
 	// ErrBusy: Wait for a worker that already has a Wait in progress.
 	ErrBusy = errors.New("barrier: worker already waiting")
+	// ErrConfig: a constructor argument is invalid (a worker listed twice,
+	// a negative staleness, a quorum threshold out of range). Always
+	// wrapped in an *InputError that names the argument.
+	ErrConfig = errors.New("barrier: invalid config")
 )
+
+// InputError reports a bad constructor argument: which one, its value and
+// what it must be. It wraps ErrConfig. It reads like
+//
+//	barrier: NewCyclic: workers[2] = 1: listed twice (also workers[0])
+//	barrier: NewClockTable: staleness = -1: must be ≥ 0
+type InputError struct {
+	Op     string // the constructor, e.g. "NewQuorum"
+	Input  string // the argument, e.g. "workers[2]", "staleness", "Count(k)"
+	Value  any    // the bad value
+	Reason string // what it must be
+	Err    error  // ErrConfig
+}
+
+func (e *InputError) Error() string {
+	return fmt.Sprintf("barrier: %s: %s = %v: %s", e.Op, e.Input, e.Value, e.Reason)
+}
+
+// Unwrap returns ErrConfig.
+func (e *InputError) Unwrap() error { return e.Err }
+
+// checkWorkers returns an *InputError if a worker is listed twice.
+func checkWorkers(op string, workers []WorkerID) error {
+	seen := make(map[WorkerID]int, len(workers))
+	for i, w := range workers {
+		if j, ok := seen[w]; ok {
+			return &InputError{Op: op, Input: fmt.Sprintf("workers[%d]", i), Value: w,
+				Reason: fmt.Sprintf("listed twice (also workers[%d])", j), Err: ErrConfig}
+		}
+		seen[w] = i
+	}
+	return nil
+}
 
 // WorkerError reports a call that failed because of the worker it named: a
 // non-member, a duplicate Join, a second concurrent Wait, or a Wait that
@@ -89,7 +126,3 @@ const (
 	wakeReleased wakeup = iota + 1 // the round (or clock) the waiter needed was reached
 	wakeLeft                       // the waiter's worker left
 )
-
-func duplicatePanic(ctor string, w WorkerID) {
-	panic(fmt.Sprintf("barrier: %s: duplicate worker %d", ctor, w))
-}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/syncmodels/syncmodels/barrier"
@@ -14,7 +15,10 @@ import (
 // before all have finished superstep r.
 func ExampleCyclic() {
 	workers := []barrier.WorkerID{0, 1, 2}
-	c := barrier.NewCyclic(workers...)
+	c, err := barrier.NewCyclic(workers...)
+	if err != nil {
+		panic(err)
+	}
 	ctx := context.Background()
 	var mu sync.Mutex
 	finished := make([]int, 3) // supersteps finished by each superstep's end
@@ -46,10 +50,13 @@ func ExampleCyclic() {
 // A timed-out Wait names the workers the round was still waiting for, and
 // withdraws its arrival.
 func ExampleWaitError() {
-	c := barrier.NewCyclic(1, 2, 3)
+	c, err := barrier.NewCyclic(1, 2, 3)
+	if err != nil {
+		panic(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
 	defer cancel()
-	_, err := c.Wait(ctx, 1)
+	_, err = c.Wait(ctx, 1)
 	var we *barrier.WaitError
 	if errors.As(err, &we) {
 		fmt.Println("missing:", we.Missing, "timed out:", errors.Is(err, context.DeadlineExceeded))
@@ -63,7 +70,10 @@ func ExampleWaitError() {
 // Stale synchronous parallel with staleness 3: worker 1 may run up to 3
 // iterations ahead of the slowest worker, then waits.
 func ExampleClockTable() {
-	ct := barrier.NewClockTable([]barrier.WorkerID{1, 2}, 3)
+	ct, err := barrier.NewClockTable(3, 1, 2)
+	if err != nil {
+		panic(err)
+	}
 	ctx := context.Background()
 	for c := range uint64(4) {
 		if err := ct.Wait(ctx, 1, c); err != nil {
@@ -120,7 +130,10 @@ func ExampleFraction() {
 // A flexible barrier (FSP): the coordinator initiates the barrier; each
 // worker notices between data points, commits and waits for the others.
 func ExampleFlexible() {
-	f := barrier.NewFlexible(0, 1)
+	f, err := barrier.NewFlexible(0, 1)
+	if err != nil {
+		panic(err)
+	}
 	var wg sync.WaitGroup
 	counts := make([]int, 2)
 	for w := range 2 {
@@ -142,4 +155,111 @@ func ExampleFlexible() {
 	fmt.Println("round", f.Round(), "released; someone completed a pass:", counts[0] >= 1000 || counts[1] >= 1000)
 	// Output:
 	// round 1 released; someone completed a pass: true
+}
+
+// Data-parallel SGD with one barrier per step: each worker writes its
+// gradient and waits; the barrier action, run once per round by whichever
+// goroutine completed the round and before any Wait returns, averages the
+// gradients and updates the shared parameter. When Wait returns, every
+// worker reads the new parameter. Worker w's loss is (x − t_w)²/2, so the
+// mean gradient is x − 3 and x moves halfway to 3 each step.
+func ExampleCyclic_OnRelease() {
+	targets := []float64{1, 2, 6}
+	c, err := barrier.NewCyclic(0, 1, 2)
+	if err != nil {
+		panic(err)
+	}
+	x := 0.0                    // written only by the action
+	grads := make([]float64, 3) // grads[w] written only by worker w
+	c.OnRelease(func(r barrier.Release) {
+		var sum float64
+		for _, w := range r.Arrived {
+			sum += grads[w]
+		}
+		x -= 0.5 * sum / float64(len(r.Arrived))
+		fmt.Printf("round %d: reduced %v: x = %v\n", r.Round, r.Arrived, x)
+	})
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for w := range barrier.WorkerID(3) {
+		wg.Go(func() {
+			for range 3 {
+				grads[w] = x - targets[w]
+				if _, err := c.Wait(ctx, w); err != nil {
+					panic(err)
+				}
+				// x is the reduced value here, for every worker.
+			}
+		})
+	}
+	wg.Wait()
+	fmt.Println("x =", x)
+	// Output:
+	// round 0: reduced [0 1 2]: x = 1.5
+	// round 1: reduced [0 1 2]: x = 2.25
+	// round 2: reduced [0 1 2]: x = 2.625
+	// x = 2.625
+}
+
+// A 2-of-3 quorum names the arrivals that formed each round and the
+// members that were late: a reducer averages only the arrived workers'
+// gradients, and a late worker's next arrival counts for the next round.
+func ExampleQuorum_OnRelease() {
+	q, err := barrier.NewQuorum(barrier.Count(2), 1, 2, 3)
+	if err != nil {
+		panic(err)
+	}
+	q.OnRelease(func(r barrier.Release) {
+		fmt.Printf("round %d: arrived %v, late %v\n", r.Round, r.Arrived, r.Late)
+	})
+	ctx := context.Background()
+	wait := func(ws ...barrier.WorkerID) {
+		var wg sync.WaitGroup
+		for _, w := range ws {
+			wg.Go(func() {
+				if _, err := q.Wait(ctx, w); err != nil {
+					panic(err)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	wait(1, 2) // worker 3 is slow
+	wait(3, 1) // worker 3 arrives, for round 1; worker 2 is slow now
+	// Output:
+	// round 0: arrived [1 2], late [3]
+	// round 1: arrived [1 3], late [2]
+}
+
+// Stale synchronous parallel (s = 1) with one call per iteration: after
+// iteration c a worker calls TickWait, which commits its clock c+1 and
+// returns when every clock is at least c+1−s, so no worker ever runs more
+// than s iterations ahead of the slowest.
+func ExampleClockTable_TickWait() {
+	const s = 1
+	ct, err := barrier.NewClockTable(s, 1, 2)
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+	var ahead atomic.Bool // some worker ran more than s clocks ahead
+	var wg sync.WaitGroup
+	for _, w := range []barrier.WorkerID{1, 2} {
+		wg.Go(func() {
+			for c := uint64(0); c < 5; {
+				// ... run iteration c ...
+				var err error
+				if c, err = ct.TickWait(ctx, w); err != nil {
+					panic(err)
+				}
+				if c-ct.Min() > s {
+					ahead.Store(true)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	fmt.Println("min clock", ct.Min(), "ran more than s ahead:", ahead.Load())
+	// Output:
+	// min clock 5 ran more than s ahead: false
 }

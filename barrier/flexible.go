@@ -41,11 +41,13 @@ type Flexible struct {
 }
 
 // NewFlexible returns a Flexible whose first round (round 0) is in
-// progress. It panics if a worker is listed twice.
-func NewFlexible(workers ...WorkerID) *Flexible {
+// progress. A worker listed twice is an *InputError wrapping ErrConfig.
+func NewFlexible(workers ...WorkerID) (*Flexible, error) {
 	f := new(Flexible)
-	f.c.r.init("NewFlexible", workers)
-	return f
+	if err := f.c.r.init("NewFlexible", workers); err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 // Signal initiates the barrier of round if that round is still in
@@ -94,3 +96,9 @@ func (f *Flexible) Round() uint64 { return f.c.Round() }
 
 // Members returns the members in ascending order.
 func (f *Flexible) Members() []WorkerID { return f.c.Members() }
+
+// OnRelease sets the barrier action, run once per round when the last
+// member has committed and before any Wait returns: the place for FSP's
+// coordinator to merge the round's commits (see Cyclic.OnRelease and
+// Release).
+func (f *Flexible) OnRelease(action func(Release)) { f.c.OnRelease(action) }

@@ -26,7 +26,7 @@ func TestFlexibleRounds(t *testing.T) {
 			shard   = 100
 		)
 		costs := []time.Duration{time.Millisecond, time.Millisecond, time.Millisecond, 4 * time.Millisecond}
-		f := barrier.NewFlexible(0, 1, 2, 3)
+		f := must(barrier.NewFlexible(0, 1, 2, 3))
 		var points [workers][rounds]int
 		var wg sync.WaitGroup
 		var lateSignals atomic.Int32
@@ -88,7 +88,7 @@ func TestFlexibleRounds(t *testing.T) {
 
 // A worker that completes its pass triggers the barrier at once.
 func TestFlexibleEarlyTrigger(t *testing.T) {
-	f := barrier.NewFlexible(1, 2)
+	f := must(barrier.NewFlexible(1, 2))
 	if f.Signalled(0) {
 		t.Fatal("round 0 signalled at start")
 	}
@@ -122,7 +122,7 @@ func TestFlexibleEarlyTrigger(t *testing.T) {
 // longer awaited.
 func TestFlexibleTimeoutAndLeave(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := barrier.NewFlexible(1, 2, 3)
+		f := must(barrier.NewFlexible(1, 2, 3))
 		f.Signal(0)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()

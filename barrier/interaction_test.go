@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -155,20 +156,36 @@ func runScript(t *testing.T, file string) {
 	}
 }
 
-// roundBarrier is what Cyclic and Quorum have in common.
-type roundBarrier interface {
-	Wait(ctx context.Context, w barrier.WorkerID) (uint64, error)
-	Join(w barrier.WorkerID) (uint64, error)
-	Leave(w barrier.WorkerID) error
-	Round() uint64
-	Members() []barrier.WorkerID
-}
-
 // driver runs commands against one primitive inside a synctest bubble.
 type driver struct {
-	rb    roundBarrier
+	rb    barrier.Barrier
 	ct    *barrier.ClockTable
 	calls []*call // Waits not yet reported, in start order
+	// actions holds the lines the barrier action (OnRelease) wrote since
+	// the last settle; guarded by mu.
+	mu      sync.Mutex
+	actions []string
+}
+
+// reset ends the Waits of the primitive in use and drives rb or ct
+// instead. A round barrier's action records each release as a trace line.
+func (d *driver) reset(rb barrier.Barrier, ct *barrier.ClockTable) {
+	d.close()
+	d.mu.Lock()
+	d.rb, d.ct, d.calls, d.actions = rb, ct, nil, nil
+	d.mu.Unlock()
+	if rb != nil {
+		rb.OnRelease(func(r barrier.Release) {
+			d.mu.Lock()
+			d.actions = append(d.actions, actionLine(r.Round, r.Arrived, r.Late))
+			d.mu.Unlock()
+		})
+	}
+}
+
+// actionLine renders a Release.
+func actionLine(round uint64, arrived, late []barrier.WorkerID) string {
+	return fmt.Sprintf("action: round %d arrived [%s] late [%s]", round, wnames(arrived), wnames(late))
 }
 
 type call struct {
@@ -249,8 +266,7 @@ func (d *driver) exec(line string) ([]string, error) {
 	var out []string
 	switch fields[0] {
 	case "cyclic":
-		d.close()
-		*d = driver{rb: barrier.NewCyclic(a.workers...)}
+		d.reset(must(barrier.NewCyclic(a.workers...)), nil)
 		out = append(out, "ok")
 	case "quorum":
 		k, err := parseThreshold(a.opts["k"])
@@ -262,16 +278,14 @@ func (d *driver) exec(line string) ([]string, error) {
 			out = append(out, "error: "+err.Error())
 			break
 		}
-		d.close()
-		*d = driver{rb: q}
+		d.reset(q, nil)
 		out = append(out, "ok")
 	case "clock":
 		s, err := a.uint("s", 0)
 		if err != nil {
 			return nil, err
 		}
-		d.close()
-		*d = driver{ct: barrier.NewClockTable(a.workers, int(s))}
+		d.reset(nil, must(barrier.NewClockTable(int(s), a.workers...)))
 		out = append(out, "ok")
 	case "wait":
 		w, err := a.one()
@@ -293,13 +307,27 @@ func (d *driver) exec(line string) ([]string, error) {
 		}
 		c := &call{w: w, clock: d.ct != nil, cancel: cancel, done: make(chan struct{}), round: clock}
 		d.calls = append(d.calls, c)
+		ct, rb := d.ct, d.rb
 		go func() {
 			defer close(c.done)
 			if c.clock {
-				c.err = d.ct.Wait(ctx, w, clock)
+				c.err = ct.Wait(ctx, w, clock)
 			} else {
-				c.round, c.err = d.rb.Wait(ctx, w)
+				c.round, c.err = rb.Wait(ctx, w)
 			}
+		}()
+	case "tickwait":
+		w, err := a.one()
+		if err != nil {
+			return nil, err
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		c := &call{w: w, clock: true, cancel: cancel, done: make(chan struct{})}
+		d.calls = append(d.calls, c)
+		ct := d.ct
+		go func() {
+			defer close(c.done)
+			c.round, c.err = ct.TickWait(ctx, w)
 		}()
 	case "cancel":
 		w, err := a.one()
@@ -407,7 +435,10 @@ func joined(w barrier.WorkerID, clock bool, at uint64, err error) string {
 // reports the Waits that returned and lists those still waiting.
 func (d *driver) settle() []string {
 	synctest.Wait()
-	var out []string
+	d.mu.Lock()
+	out := d.actions
+	d.actions = nil
+	d.mu.Unlock()
 	var finished, waiting []*call
 	pending := d.calls[:0]
 	for _, c := range d.calls {

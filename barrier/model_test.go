@@ -191,6 +191,15 @@ func (m *roundsModel) exec(cmd string) []string {
 		if len(parts) > 0 && len(m.arrivals(m.round)) < m.need(len(parts)) {
 			break
 		}
+		arrived := m.arrivals(m.round)
+		var late []barrier.WorkerID
+		for _, q := range parts {
+			if !slices.Contains(arrived, q) {
+				late = append(late, q)
+			}
+		}
+		slices.Sort(arrived)
+		out = append(out, actionLine(m.round, arrived, late))
 		keep := m.waits[:0]
 		for _, p := range m.waits {
 			if p.round == m.round {
@@ -240,7 +249,7 @@ func (m *clockModel) exec(cmd string) []string {
 	var out []string
 	var done []finished
 	switch f[0] {
-	case "wait":
+	case "wait", "tickwait": // tickwait: tick, then wait for the new clock
 		w := a.workers[0]
 		clock, _ := a.uint("clock", 0)
 		m.seq++
@@ -251,6 +260,12 @@ func (m *clockModel) exec(cmd string) []string {
 		case m.pending(w) >= 0:
 			done = append(done, finished{m.seq, w, "busy"})
 		default:
+			if f[0] == "tickwait" {
+				if m.clocks[w] < math.MaxUint64 {
+					m.clocks[w]++
+				}
+				clock = m.clocks[w]
+			}
 			m.waits = append(m.waits, pendingWait{m.seq, w, clock})
 		}
 	case "cancel":
@@ -378,6 +393,10 @@ func genScript(rng *rand.Rand, kind string, n int) (string, model, []string) {
 		case r < 50:
 			cmd = "wait " + wname(w)
 			if cm, ok := m.(*clockModel); ok {
+				if rng.IntN(3) == 0 {
+					cmd = "tickwait " + wname(w)
+					break
+				}
 				c := cm.clocks[w] + uint64(rng.IntN(int(cm.s)+3))
 				cmd += fmt.Sprintf(" clock=%d", c)
 			}

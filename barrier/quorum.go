@@ -49,12 +49,12 @@ func (t Threshold) Need(n int) int {
 	}
 }
 
-func (t Threshold) validate() error {
+func (t Threshold) validate(op string) error {
 	switch {
 	case t.kind == thresholdCount && t.count < 1:
-		return fmt.Errorf("barrier: quorum count %d: want k ≥ 1", t.count)
+		return &InputError{Op: op, Input: "Count(k)", Value: t.count, Reason: "must be ≥ 1", Err: ErrConfig}
 	case t.kind == thresholdFraction && !(t.frac > 0 && t.frac <= 1):
-		return fmt.Errorf("barrier: quorum fraction %v: want 0 < f ≤ 1", t.frac)
+		return &InputError{Op: op, Input: "Fraction(f)", Value: t.frac, Reason: "must be in (0, 1]", Err: ErrConfig}
 	}
 	return nil
 }
@@ -88,16 +88,18 @@ type Quorum struct {
 	r rounds
 }
 
-// NewQuorum returns a Quorum whose rounds need k of workers. It returns an
-// error naming k if k is Count(k) with k < 1 or Fraction(f) with f outside
-// (0, 1], and panics if a worker is listed twice.
+// NewQuorum returns a Quorum whose rounds need k of workers. Count(k) with
+// k < 1, Fraction(f) with f outside (0, 1] and a worker listed twice are
+// an *InputError wrapping ErrConfig.
 func NewQuorum(k Threshold, workers ...WorkerID) (*Quorum, error) {
-	if err := k.validate(); err != nil {
+	if err := k.validate("NewQuorum"); err != nil {
 		return nil, err
 	}
 	q := new(Quorum)
 	q.r.k = k
-	q.r.init("NewQuorum", workers)
+	if err := q.r.init("NewQuorum", workers); err != nil {
+		return nil, err
+	}
 	return q, nil
 }
 
@@ -127,6 +129,12 @@ func (q *Quorum) Round() uint64 { return q.r.current() }
 
 // Members returns the members in ascending order.
 func (q *Quorum) Members() []WorkerID { return q.r.memberList() }
+
+// OnRelease sets the barrier action, run once per round when the round's
+// quorum is complete and before any of its Waits return; its Release names
+// the arrivals that formed the quorum and the members that were late (see
+// Cyclic.OnRelease and Release).
+func (q *Quorum) OnRelease(action func(Release)) { q.r.onRelease(action) }
 
 // Threshold returns the threshold the Quorum was made with.
 func (q *Quorum) Threshold() Threshold { return q.r.k }

@@ -46,17 +46,27 @@ type rounds struct {
 	// cur and next are closed when round and round+1 release; nil until a
 	// waiter parks.
 	cur, next chan struct{}
+	// action is the barrier action (OnRelease), run by releaseLocked.
+	action func(Release)
 }
 
-func (r *rounds) init(op string, workers []WorkerID) {
+func (r *rounds) init(op string, workers []WorkerID) error {
+	if err := checkWorkers(op, workers); err != nil {
+		return err
+	}
 	r.members = make(map[WorkerID]*party, len(workers))
 	for _, w := range workers {
-		if r.members[w] != nil {
-			duplicatePanic(op, w)
-		}
 		r.members[w] = &party{id: w}
 	}
 	r.parts = len(workers)
+	return nil
+}
+
+// onRelease sets the barrier action (nil removes it).
+func (r *rounds) onRelease(action func(Release)) {
+	r.mu.Lock()
+	r.action = action
+	r.mu.Unlock()
 }
 
 func (r *rounds) join(op string, w WorkerID) (uint64, error) {
@@ -81,10 +91,11 @@ func (r *rounds) join(op string, w WorkerID) (uint64, error) {
 }
 
 func (r *rounds) leave(op string, w WorkerID) error {
+	// No deferred Unlock: a panicking barrier action unlocks (runAction).
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	p := r.members[w]
 	if p == nil {
+		r.mu.Unlock()
 		return &WorkerError{Op: op, Worker: w, Err: ErrNotMember}
 	}
 	delete(r.members, w)
@@ -106,6 +117,7 @@ func (r *rounds) leave(op string, w WorkerID) error {
 		p.left.Store(true)
 	}
 	r.settleLocked()
+	r.mu.Unlock()
 	return nil
 }
 
@@ -130,14 +142,19 @@ func (r *rounds) settleLocked() {
 		} else if r.arrived < r.k.Need(r.parts) {
 			return
 		}
-		r.releaseLocked()
+		r.releaseLocked(nil)
 	}
 }
 
-// releaseLocked ends the round in progress: every blocked arrival for it
-// is released, and the next round starts with all members taking part and
-// the joiners' early arrivals counted.
-func (r *rounds) releaseLocked() {
+// releaseLocked ends the round in progress: it runs the barrier action,
+// then every blocked arrival for the round is released, and the next round
+// starts with all members taking part and the joiners' early arrivals
+// counted. last, if not nil, is an arrival for the round that completes it
+// and is not recorded in the state (the releasing Wait's).
+func (r *rounds) releaseLocked(last *party) {
+	if r.action != nil {
+		r.runActionLocked(last)
+	}
 	if r.cur != nil {
 		close(r.cur)
 	}
@@ -146,6 +163,31 @@ func (r *rounds) releaseLocked() {
 	r.released.Store(r.round)
 	r.parts = len(r.members)
 	r.arrived, r.early = r.early, 0
+}
+
+// runActionLocked runs the barrier action for the round in progress. If
+// the action panics, it unlocks r.mu before the panic propagates, so that
+// the barrier's other methods do not deadlock; the round does not release.
+func (r *rounds) runActionLocked(last *party) {
+	rel := Release{Round: r.round}
+	for id, q := range r.members {
+		switch {
+		case q == last || q.arrival == r.round+1:
+			rel.Arrived = append(rel.Arrived, id)
+		case q.join <= r.round:
+			rel.Late = append(rel.Late, id)
+		}
+	}
+	slices.Sort(rel.Arrived)
+	slices.Sort(rel.Late)
+	done := false
+	defer func() {
+		if !done {
+			r.mu.Unlock()
+		}
+	}()
+	r.action(rel)
+	done = true
 }
 
 // pendingLocked reports whether p has an arrival that has not been released.
@@ -191,7 +233,7 @@ func (r *rounds) wait(ctx context.Context, op string, w WorkerID) (uint64, error
 	if round == r.round {
 		if r.arrived+1 >= r.k.Need(r.parts) {
 			// This arrival completes the round: release it without blocking.
-			r.releaseLocked()
+			r.releaseLocked(p)
 			r.settleLocked()
 			r.mu.Unlock()
 			return round, nil

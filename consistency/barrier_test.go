@@ -15,7 +15,10 @@ import (
 func TestSSPAgreesWithClockTable(t *testing.T) {
 	for _, s := range []int{0, 1, 3} {
 		ws := workers(5)
-		table := barrier.NewClockTable(ws, s)
+		table, err := barrier.NewClockTable(s, ws...)
+		if err != nil {
+			t.Fatal(err)
+		}
 		d, err := newDriver(consistency.Spec{Kind: consistency.SSP, Staleness: s}, ws, 1)
 		if err != nil {
 			t.Fatal(err)
