@@ -171,7 +171,7 @@ func TestMigrationFSPVDeterministic(t *testing.T) {
 	var traces [2]bytes.Buffer
 	var res [2]*harness.Result
 	for i := range 2 {
-		lf, err := interval.NewLinearFit(interval.LinearFitConfig{Minimize: true, Probe: 2 * time.Millisecond})
+		lf, err := interval.NewLinearFit(interval.LinearFitConfig{Probe: 2 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -22,14 +22,14 @@ func tuners(t *testing.T) map[string]func() interval.Tuner {
 			return f
 		},
 		"fspb": func() interval.Tuner {
-			b, err := interval.NewBinarySearch(interval.BinarySearchConfig{Minimize: true, Min: 100 * time.Microsecond})
+			b, err := interval.NewBinarySearch(interval.BinarySearchConfig{Min: 100 * time.Microsecond})
 			if err != nil {
 				t.Fatal(err)
 			}
 			return b
 		},
 		"fspv": func() interval.Tuner {
-			l, err := interval.NewLinearFit(interval.LinearFitConfig{Minimize: true, Probe: 2 * time.Millisecond})
+			l, err := interval.NewLinearFit(interval.LinearFitConfig{Probe: 2 * time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -85,7 +85,7 @@ func TestVirtualTuners(t *testing.T) {
 // improves.
 func TestVirtualRollbackImproves(t *testing.T) {
 	e := smallExp(blobsKMeans(t, 4000), "fsp")
-	l, err := interval.NewLinearFit(interval.LinearFitConfig{Minimize: true, Probe: 2 * time.Millisecond})
+	l, err := interval.NewLinearFit(interval.LinearFitConfig{Probe: 2 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestRealTuners(t *testing.T) {
 func TestVirtualRolledBackProbeNotInCurve(t *testing.T) {
 	e := smallExp(blobsKMeans(t, 4000), "fsp")
 	e.EvalEvery = 200 * time.Microsecond // several snapshots within each probe
-	l, err := interval.NewLinearFit(interval.LinearFitConfig{Minimize: true, Probe: 2 * time.Millisecond})
+	l, err := interval.NewLinearFit(interval.LinearFitConfig{Probe: 2 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,8 +16,8 @@ func BenchmarkStep(b *testing.B) {
 		t    Tuner
 	}{
 		{"Fixed", must(NewFixed(100 * ms))(b)},
-		{"BinarySearch", must(NewBinarySearch(BinarySearchConfig{Minimize: true, Window: 1}))(b)},
-		{"LinearFit", must(NewLinearFit(LinearFitConfig{Minimize: true, Window: 1}))(b)},
+		{"BinarySearch", must(NewBinarySearch(BinarySearchConfig{Window: 1}))(b)},
+		{"LinearFit", must(NewLinearFit(LinearFitConfig{Window: 1}))(b)},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			p := steady(true, 50*ms, linear(-20, 10))
@@ -35,7 +35,7 @@ func BenchmarkStep(b *testing.B) {
 		})
 	}
 	b.Run("LinearFit/stage", func(b *testing.B) {
-		t := must(NewLinearFit(LinearFitConfig{Minimize: true}))(b)
+		t := must(NewLinearFit(LinearFitConfig{}))(b)
 		p := steady(true, 50*ms, linear(-20, 10))
 		b.ReportAllocs()
 		for b.Loop() {

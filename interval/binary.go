@@ -5,13 +5,14 @@ import (
 	"time"
 )
 
-// BinarySearchConfig configures a BinarySearch. The zero value measures η0
-// with a full pass and searches with λ = 2.
+// BinarySearchConfig configures a BinarySearch. The zero value minimizes
+// the objective (a loss), measures η0 with a full pass and searches with
+// λ = 2.
 type BinarySearchConfig struct {
-	// Minimize is true for an objective that decreases as training
-	// progresses (a loss); false for one that increases (EM's
-	// log-likelihood).
-	Minimize bool
+	// Maximize is true for an objective that increases as training
+	// progresses (EM's log-likelihood). The default, false, minimizes: the
+	// objective is a loss.
+	Maximize bool
 	// Initial is η0. 0 (the default) measures it: the first request is a
 	// FullPass iteration, and η0 is its runtime less its barrier cost
 	// (the full-batch runtime T, as Flegel's FSPB does), clamped to
@@ -42,15 +43,15 @@ func (c *BinarySearchConfig) validate() error {
 	}
 	switch {
 	case c.Factor < 2:
-		return bad("BinarySearchConfig.Factor", c.Factor, "must be ≥ 2")
+		return badConfig("BinarySearchConfig.Factor", c.Factor, "must be ≥ 2")
 	case c.Window < 1:
-		return bad("BinarySearchConfig.Window", c.Window, "must be ≥ 1")
+		return badConfig("BinarySearchConfig.Window", c.Window, "must be ≥ 1")
 	}
 	if err := checkBounds("BinarySearchConfig", c.Min, c.Max); err != nil {
 		return err
 	}
 	if c.Initial != 0 && (c.Initial < c.Min || c.Initial > c.Max) {
-		return bad("BinarySearchConfig.Initial", c.Initial, fmt.Sprintf("must be 0 or in [Min, Max] = [%v, %v]", c.Min, c.Max))
+		return badConfig("BinarySearchConfig.Initial", c.Initial, fmt.Sprintf("must be 0 or in [Min, Max] = [%v, %v]", c.Min, c.Max))
 	}
 	return nil
 }
@@ -92,7 +93,7 @@ type BinarySearch struct {
 	rate  float64 // progress per second at eta, from the last base or trial run
 }
 
-// NewBinarySearch returns an FSPB tuner, or a *FieldError for a bad
+// NewBinarySearch returns an FSPB tuner, or a *InputError for a bad
 // configuration.
 func NewBinarySearch(cfg BinarySearchConfig) (*BinarySearch, error) {
 	if err := cfg.validate(); err != nil {
@@ -129,13 +130,13 @@ func (t *BinarySearch) Observe(rep Report) error {
 	if err := t.x.check(rep); err != nil {
 		return err
 	}
-	p, ok := progress(t.cfg.Minimize, t.f, rep.Objective)
+	p, ok := progress(!t.cfg.Maximize, t.f, rep.Objective)
 	var r float64
 	if ok {
 		r, ok = rateOf(p, rep.Elapsed.Seconds())
 	}
 	if !ok && t.phase != searchMeasure && t.phase != searchWarm {
-		return bad("Report.Objective", rep.Objective, fmt.Sprintf("its change (per second) from %v overflows", t.f))
+		return badInput("Report.Objective", rep.Objective, fmt.Sprintf("its change (per second) from %v overflows", t.f))
 	}
 	t.x.pending = false
 	t.f = rep.Objective

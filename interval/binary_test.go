@@ -38,7 +38,7 @@ func TestBinarySearchConverges(t *testing.T) {
 	} {
 		for _, minimize := range []bool{true, false} {
 			p := &process{minimize: minimize, f0: 500, full: c.full, phi: c.phi, stages: []stage{{g: c.g}}}
-			tu := must(NewBinarySearch(BinarySearchConfig{Minimize: minimize, Initial: c.initial, Factor: c.factor}))(t)
+			tu := must(NewBinarySearch(BinarySearchConfig{Maximize: !minimize, Initial: c.initial, Factor: c.factor}))(t)
 			drive(t, tu, p, 40)
 			eta0 := c.initial
 			if eta0 == 0 {
@@ -61,7 +61,7 @@ func TestBinarySearchConverges(t *testing.T) {
 func TestBinarySearchRequests(t *testing.T) {
 	ms := time.Millisecond
 	p := &process{minimize: true, f0: 500, full: 1600 * ms, phi: 50 * ms, stages: []stage{{g: linear(-20, 10)}}}
-	tu := must(NewBinarySearch(BinarySearchConfig{Minimize: true}))(t)
+	tu := must(NewBinarySearch(BinarySearchConfig{}))(t)
 	got := drive(t, tu, p, 9)
 	want := []Request{
 		{OpRun, FullPass, 1},
@@ -84,7 +84,7 @@ func TestBinarySearchStopsAtMin(t *testing.T) {
 	// Free barriers and a quality that keeps improving as η shrinks: the
 	// search goes down to the last η/λ ≥ Min.
 	p := &process{minimize: true, f0: 500, full: 1000 * ms, phi: 0, stages: []stage{{g: linear(-5, 10)}}}
-	tu := must(NewBinarySearch(BinarySearchConfig{Minimize: true, Min: 20 * ms}))(t)
+	tu := must(NewBinarySearch(BinarySearchConfig{Min: 20 * ms}))(t)
 	drive(t, tu, p, 30)
 	if got := tu.Interval(); !tu.Done() || got != 31250*time.Microsecond {
 		t.Errorf("η = %v, done %v; want 31.25ms (1s/32, since 1s/64 < Min = 20ms)", got, tu.Done())
@@ -100,7 +100,7 @@ func TestBinarySearchClampsMeasuredInterval(t *testing.T) {
 		{full: 5 * ms, lo: 8 * ms, hi: time.Second, want: 8 * ms},
 	} {
 		p := &process{minimize: true, f0: 500, full: c.full, phi: 0, stages: []stage{{g: linear(0, 1)}}}
-		tu := must(NewBinarySearch(BinarySearchConfig{Minimize: true, Min: c.lo, Max: c.hi}))(t)
+		tu := must(NewBinarySearch(BinarySearchConfig{Min: c.lo, Max: c.hi}))(t)
 		drive(t, tu, p, 1)
 		if got := tu.Interval(); got != c.want {
 			t.Errorf("full pass %v in [%v, %v]: η0 = %v; want %v", c.full, c.lo, c.hi, got, c.want)
@@ -111,7 +111,7 @@ func TestBinarySearchClampsMeasuredInterval(t *testing.T) {
 func TestBinarySearchRestart(t *testing.T) {
 	ms := time.Millisecond
 	p := &process{minimize: true, f0: 500, full: 1600 * ms, phi: 50 * ms, stages: []stage{{g: linear(-20, 10)}}}
-	tu := must(NewBinarySearch(BinarySearchConfig{Minimize: true}))(t)
+	tu := must(NewBinarySearch(BinarySearchConfig{}))(t)
 	first := drive(t, tu, p, 8)
 	// The environment changes: barriers become cheap; the search starts
 	// over from a new full pass and goes further down.

@@ -34,13 +34,13 @@ func subjects() []subject {
 			return must(NewFixed(250 * time.Millisecond))(tb), contractProcess(minimize)
 		}},
 		{"BinarySearch", func(tb testing.TB, minimize bool) (Tuner, *process) {
-			return must(NewBinarySearch(BinarySearchConfig{Minimize: minimize}))(tb), contractProcess(minimize)
+			return must(NewBinarySearch(BinarySearchConfig{Maximize: !minimize}))(tb), contractProcess(minimize)
 		}},
 		{"BinarySearch/Initial", func(tb testing.TB, minimize bool) (Tuner, *process) {
-			return must(NewBinarySearch(BinarySearchConfig{Minimize: minimize, Initial: time.Second, Factor: 3}))(tb), contractProcess(minimize)
+			return must(NewBinarySearch(BinarySearchConfig{Maximize: !minimize, Initial: time.Second, Factor: 3}))(tb), contractProcess(minimize)
 		}},
 		{"LinearFit", func(tb testing.TB, minimize bool) (Tuner, *process) {
-			return must(NewLinearFit(LinearFitConfig{Minimize: minimize}))(tb), contractProcess(minimize)
+			return must(NewLinearFit(LinearFitConfig{Maximize: !minimize}))(tb), contractProcess(minimize)
 		}},
 	}
 }
@@ -116,9 +116,9 @@ func TestContract(t *testing.T) {
 				good := p.do(req)
 				for _, b := range badReports(req, good) {
 					err := tu.Observe(b.rep)
-					var fe *FieldError
-					if !errors.Is(err, ErrInvalid) || !errors.As(err, &fe) || fe.Field != b.field || !strings.Contains(err.Error(), b.field) {
-						t.Fatalf("#%d %v: Observe(%+v) = %v; want a *FieldError naming %s", i, req, b.rep, err, b.field)
+					var fe *InputError
+					if !errors.Is(err, ErrInput) || errors.Is(err, ErrConfig) || !errors.As(err, &fe) || fe.Input != b.field || !strings.Contains(err.Error(), b.field) {
+						t.Fatalf("#%d %v: Observe(%+v) = %v; want an *InputError wrapping ErrInput naming %s", i, req, b.rep, err, b.field)
 					}
 				}
 				if !reflect.DeepEqual(state(tu), before) {
@@ -182,9 +182,9 @@ func TestObjectiveOverflow(t *testing.T) {
 			if req.Op == OpRun && i > 0 {
 				before := state(tu)
 				err := tu.Observe(Report{Objective: -math.MaxFloat64, Elapsed: good.Elapsed, BarrierCost: good.BarrierCost, Iterations: good.Iterations})
-				var fe *FieldError
-				if !errors.As(err, &fe) || fe.Field != "Report.Objective" {
-					t.Fatalf("%s #%d %v: a change of −Inf: %v; want a *FieldError naming Report.Objective", s.name, i, req, err)
+				var fe *InputError
+				if !errors.As(err, &fe) || fe.Input != "Report.Objective" {
+					t.Fatalf("%s #%d %v: a change of −Inf: %v; want an *InputError naming Report.Objective", s.name, i, req, err)
 				}
 				if !reflect.DeepEqual(state(tu), before) {
 					t.Fatalf("%s #%d: a refused report changed the state", s.name, i)
@@ -213,10 +213,10 @@ func TestRandomProcesses(t *testing.T) {
 			p.stages = append(p.stages, stage{from: float64(k) * rng.Float64() * 50, g: linear(rng.NormFloat64()*20, rng.NormFloat64()*10)})
 		}
 		probe := dur(ms, time.Second)
-		lcfg := LinearFitConfig{Minimize: p.minimize, Probe: probe, Min: dur(1, probe), Max: dur(2*probe, 20*probe), Reach: 1 + 8*rng.Float64(), Window: 1 + rng.IntN(6), Tolerance: rng.Float64()}
+		lcfg := LinearFitConfig{Maximize: !p.minimize, Probe: probe, Min: dur(1, probe), Max: dur(2*probe, 20*probe), Reach: 1 + 8*rng.Float64(), Window: 1 + rng.IntN(6), Tolerance: rng.Float64()}
 		lcfg.MaxWindow = lcfg.Window * (1 + rng.IntN(8))
 		lo := dur(1, 50*ms)
-		bcfg := BinarySearchConfig{Minimize: p.minimize, Factor: 2 + rng.IntN(3), Min: lo, Max: dur(lo, 10*time.Second), Window: 1 + rng.IntN(6)}
+		bcfg := BinarySearchConfig{Maximize: !p.minimize, Factor: 2 + rng.IntN(3), Min: lo, Max: dur(lo, 10*time.Second), Window: 1 + rng.IntN(6)}
 		if rng.IntN(2) == 0 {
 			bcfg.Initial = dur(bcfg.Min, bcfg.Max)
 		}
@@ -313,14 +313,19 @@ func TestConfigErrors(t *testing.T) {
 		{"LinearFitConfig.Target", second(NewLinearFit(LinearFitConfig{Target: &nan}))},
 		{"η", second(NewFixed(0))},
 	} {
-		var fe *FieldError
-		if !errors.Is(c.err, ErrInvalid) || !errors.As(c.err, &fe) || fe.Field != c.field {
-			t.Errorf("error %v; want a *FieldError naming %s", c.err, c.field)
+		var fe *InputError
+		if !errors.Is(c.err, ErrConfig) || errors.Is(c.err, ErrInput) || !errors.As(c.err, &fe) || fe.Input != c.field {
+			t.Errorf("error %v; want an *InputError wrapping ErrConfig naming %s", c.err, c.field)
+		}
+		// Code written against the deprecated names still matches.
+		var old *FieldError
+		if !errors.Is(c.err, ErrInvalid) || !errors.As(c.err, &old) {
+			t.Errorf("error %v; want it to match the deprecated ErrInvalid and *FieldError", c.err)
 		}
 	}
 	// The defaults.
 	b := must(NewBinarySearch(BinarySearchConfig{}))(t)
-	if c := b.cfg; c.Factor != 2 || c.Min != ms || c.Max != time.Hour || c.Window != 4 || c.Minimize {
+	if c := b.cfg; c.Factor != 2 || c.Min != ms || c.Max != time.Hour || c.Window != 4 || c.Maximize {
 		t.Errorf("BinarySearch defaults %+v", c)
 	}
 	l := must(NewLinearFit(LinearFitConfig{}))(t)
@@ -336,7 +341,7 @@ func TestErrorMessages(t *testing.T) {
 		err  error
 		want string
 	}{
-		{bad("Report.Elapsed", -time.Second, "must be positive"), "interval: Report.Elapsed = -1s: must be positive"},
+		{badInput("Report.Elapsed", -time.Second, "must be positive"), "interval: Report.Elapsed = -1s: must be positive"},
 		{(Report{Objective: math.NaN()}).validate(Request{Op: OpRollback}), "interval: Report.Objective = NaN: must be finite"},
 		{(Report{Objective: 1, Elapsed: time.Second, BarrierCost: 600 * time.Millisecond, Iterations: 2}).validate(Request{OpRun, time.Second, 2}),
 			"interval: Report.Elapsed = 1s: must exceed Iterations × BarrierCost = 2 × 600ms"},

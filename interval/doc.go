@@ -65,9 +65,9 @@
 //     it, so that the second probe trains the same data from the same
 //     parameters as the first (§3.3); the objective at the checkpoint.
 //
-// Objectives are minimized (losses) or maximized (EM's log-likelihood):
-// each config has Minimize. Progress is always measured in the improving
-// direction.
+// Objectives are minimized (losses) by default; a config with Maximize set
+// maximizes (EM's log-likelihood). Progress is always measured in the
+// improving direction.
 //
 // # Local timers
 //

@@ -72,7 +72,7 @@ func ExampleFixed() {
 // compared with half of it until halving stops paying: 50 ms loses to
 // 100 ms, which is fixed.
 func ExampleBinarySearch() {
-	t, err := interval.NewBinarySearch(interval.BinarySearchConfig{Minimize: true})
+	t, err := interval.NewBinarySearch(interval.BinarySearchConfig{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -94,7 +94,7 @@ func ExampleBinarySearch() {
 // FSPV: probe two iterations at 200 ms, roll back, probe the same data at
 // 400 ms, fit g and run at the optimum of Eq. (7), −φ + √(φ² − bφ/a).
 func ExampleLinearFit() {
-	t, err := interval.NewLinearFit(interval.LinearFitConfig{Minimize: true})
+	t, err := interval.NewLinearFit(interval.LinearFitConfig{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -15,7 +15,7 @@ type Fixed struct {
 // positive.
 func NewFixed(eta time.Duration) (*Fixed, error) {
 	if eta <= 0 {
-		return nil, bad("η", eta, "must be positive")
+		return nil, badConfig("η", eta, "must be positive")
 	}
 	return &Fixed{eta: eta}, nil
 }

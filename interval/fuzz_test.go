@@ -11,7 +11,7 @@ import (
 
 // FuzzObserve feeds every tuner a mix of good reports and arbitrary ones
 // (NaN, ±Inf, huge, negative, zero, mismatched fields). Whatever comes
-// in, a refused report is an ErrInvalid that leaves the state unchanged,
+// in, a refused report is an ErrInput that leaves the state unchanged,
 // nothing panics, and every request keeps to the bounds.
 func FuzzObserve(f *testing.F) {
 	for _, s := range []uint64{0, 1, 2, 3, 42, 1 << 40} {
@@ -40,8 +40,8 @@ func FuzzObserve(f *testing.F) {
 					}
 					before := state(tu)
 					if err := tu.Observe(rep); err != nil {
-						if !errors.Is(err, ErrInvalid) {
-							t.Fatalf("%s %v: Observe(%+v) = %v; want ErrInvalid", s.name, req, rep, err)
+						if !errors.Is(err, ErrInput) {
+							t.Fatalf("%s %v: Observe(%+v) = %v; want ErrInput", s.name, req, rep, err)
 						}
 						if !reflect.DeepEqual(state(tu), before) {
 							t.Fatalf("%s %v: refused %+v changed the state", s.name, req, rep)
@@ -54,8 +54,8 @@ func FuzzObserve(f *testing.F) {
 					// After an arbitrary objective such as −MaxFloat64 was
 					// accepted, the process's own may differ from it by
 					// more per second than float64 holds.
-					var fe *FieldError
-					if !errors.As(err, &fe) || fe.Field != "Report.Objective" {
+					var fe *InputError
+					if !errors.As(err, &fe) || fe.Input != "Report.Objective" {
 						t.Fatalf("%s %v: %v", s.name, req, err)
 					}
 					break

@@ -7,12 +7,12 @@ import (
 )
 
 // LinearFitConfig configures a LinearFit. The zero value probes first at
-// 200 ms and 400 ms and maximizes the objective.
+// 200 ms and 400 ms and minimizes the objective (a loss).
 type LinearFitConfig struct {
-	// Minimize is true for an objective that decreases as training
-	// progresses (a loss); false for one that increases (EM's
-	// log-likelihood).
-	Minimize bool
+	// Maximize is true for an objective that increases as training
+	// progresses (EM's log-likelihood). The default, false, minimizes: the
+	// objective is a loss.
+	Maximize bool
 	// Probe is η_1, the first stage's first probe; its second probe runs
 	// at 2·Probe. Later stages probe around the interval the stage before
 	// chose (see LinearFit). 0 means 200 ms (FSP §3.3, footnote 1).
@@ -53,7 +53,7 @@ func (c *LinearFitConfig) validate() error {
 		c.Probe = 200 * time.Millisecond
 	}
 	if c.Probe < 0 || c.Probe > math.MaxInt64/128 {
-		return bad("LinearFitConfig.Probe", c.Probe, "must be positive and at most MaxInt64/128 ns")
+		return badConfig("LinearFitConfig.Probe", c.Probe, "must be positive and at most MaxInt64/128 ns")
 	}
 	if c.Min == 0 {
 		c.Min = max(c.Probe/64, 1)
@@ -78,19 +78,19 @@ func (c *LinearFitConfig) validate() error {
 	}
 	switch {
 	case c.Min > c.Probe:
-		return bad("LinearFitConfig.Min", c.Min, fmt.Sprintf("must be ≤ Probe (%v)", c.Probe))
+		return badConfig("LinearFitConfig.Min", c.Min, fmt.Sprintf("must be ≤ Probe (%v)", c.Probe))
 	case c.Max < 2*c.Probe:
-		return bad("LinearFitConfig.Max", c.Max, fmt.Sprintf("must be ≥ 2·Probe (%v)", 2*c.Probe))
+		return badConfig("LinearFitConfig.Max", c.Max, fmt.Sprintf("must be ≥ 2·Probe (%v)", 2*c.Probe))
 	case !(c.Reach >= 1) || math.IsInf(c.Reach, 1):
-		return bad("LinearFitConfig.Reach", c.Reach, "must be finite and ≥ 1")
+		return badConfig("LinearFitConfig.Reach", c.Reach, "must be finite and ≥ 1")
 	case c.Window < 1:
-		return bad("LinearFitConfig.Window", c.Window, "must be ≥ 1")
+		return badConfig("LinearFitConfig.Window", c.Window, "must be ≥ 1")
 	case c.MaxWindow < c.Window:
-		return bad("LinearFitConfig.MaxWindow", c.MaxWindow, fmt.Sprintf("must be ≥ Window (%d)", c.Window))
+		return badConfig("LinearFitConfig.MaxWindow", c.MaxWindow, fmt.Sprintf("must be ≥ Window (%d)", c.Window))
 	case !(c.Tolerance > 0 && c.Tolerance <= 1):
-		return bad("LinearFitConfig.Tolerance", c.Tolerance, "must be in (0, 1]")
+		return badConfig("LinearFitConfig.Tolerance", c.Tolerance, "must be in (0, 1]")
 	case c.Target != nil && !finite(*c.Target):
-		return bad("LinearFitConfig.Target", *c.Target, "must be finite")
+		return badConfig("LinearFitConfig.Target", *c.Target, "must be finite")
 	}
 	return nil
 }
@@ -233,7 +233,7 @@ type LinearFit struct {
 	stage     Stage
 }
 
-// NewLinearFit returns an FSPV tuner, or a *FieldError for a bad
+// NewLinearFit returns an FSPV tuner, or a *InputError for a bad
 // configuration.
 func NewLinearFit(cfg LinearFitConfig) (*LinearFit, error) {
 	if err := cfg.validate(); err != nil {
@@ -298,10 +298,10 @@ func (t *LinearFit) Observe(rep Report) error {
 		t.f = rep.Objective
 		t.phase = fitMonitor
 	case fitMonitor:
-		p, ok := progress(t.cfg.Minimize, t.f, rep.Objective)
+		p, ok := progress(!t.cfg.Maximize, t.f, rep.Objective)
 		sum := t.stage.Progress + p
 		if !ok || !finite(sum) {
-			return bad("Report.Objective", rep.Objective, fmt.Sprintf("its change from %v overflows", t.f))
+			return badInput("Report.Objective", rep.Objective, fmt.Sprintf("its change from %v overflows", t.f))
 		}
 		t.stage.Elapsed += min(rep.Elapsed, math.MaxInt64-t.stage.Elapsed) // saturates
 		t.stage.Progress = sum
@@ -317,13 +317,13 @@ func (t *LinearFit) Observe(rep Report) error {
 // quality is a probe's g: its progress from the checkpoint per second of
 // valid time.
 func (t *LinearFit) quality(from float64, rep Report) (float64, error) {
-	p, ok := progress(t.cfg.Minimize, from, rep.Objective)
+	p, ok := progress(!t.cfg.Maximize, from, rep.Objective)
 	var g float64
 	if ok {
 		g, ok = rateOf(p, rep.valid())
 	}
 	if !ok {
-		return 0, bad("Report.Objective", rep.Objective, fmt.Sprintf("its change per second from %v overflows", from))
+		return 0, badInput("Report.Objective", rep.Objective, fmt.Sprintf("its change per second from %v overflows", from))
 	}
 	return g, nil
 }
@@ -426,7 +426,7 @@ func (t *LinearFit) Stage() Stage {
 	if !t.hasTarget || s.Index == 0 {
 		return s
 	}
-	dist, _ := progress(t.cfg.Minimize, t.f, t.target) // still to go; +Inf if it overflows
+	dist, _ := progress(!t.cfg.Maximize, t.f, t.target) // still to go; +Inf if it overflows
 	switch {
 	case !(dist > 0):
 		s.Remaining = 0

@@ -27,7 +27,7 @@ func TestLinearFitFindsOptimum(t *testing.T) {
 		{-300, 90, 30 * ms, false}, // 69.5 ms; g(2η_i) = −30 < 0
 	} {
 		p := steady(c.minimize, c.phi, linear(c.a, c.b))
-		tu := must(NewLinearFit(LinearFitConfig{Minimize: c.minimize, Reach: 8}))(t)
+		tu := must(NewLinearFit(LinearFitConfig{Maximize: !c.minimize, Reach: 8}))(t)
 		drive(t, tu, p, 6)
 		s := tu.Stage()
 		want := analytic(Line{A: c.a, B: c.b}, c.phi.Seconds())
@@ -55,7 +55,7 @@ func TestLinearFitNonlinearQuality(t *testing.T) {
 		{"quadratic", func(e float64) float64 { return 6 - 4*e - 3*e*e }, 60 * ms},
 	} {
 		p := steady(true, c.phi, c.g)
-		tu := must(NewLinearFit(LinearFitConfig{Minimize: true}))(t)
+		tu := must(NewLinearFit(LinearFitConfig{}))(t)
 		drive(t, tu, p, 6)
 		got := trueRate(c.g, tu.Interval().Seconds(), c.phi.Seconds())
 		best := 0.0
@@ -80,7 +80,7 @@ func twoStages(minimize bool) *process {
 func TestLinearFitNewStageWhenSlopeChanges(t *testing.T) {
 	for _, minimize := range []bool{true, false} {
 		p := twoStages(minimize)
-		tu := must(NewLinearFit(LinearFitConfig{Minimize: minimize}))(t)
+		tu := must(NewLinearFit(LinearFitConfig{Maximize: !minimize}))(t)
 		reqs := drive(t, tu, p, 500)
 		s := tu.Stage()
 		if s.Index != 2 {
@@ -112,7 +112,7 @@ func TestLinearFitNoNewStageOtherwise(t *testing.T) {
 		{"slightly slower second stage, within tolerance", []stage{{g: linear(-20, 10)}, {from: 30, g: linear(-18, 9)}}},
 	} {
 		p := &process{minimize: true, f0: 100, full: time.Hour, phi: 50 * ms, stages: c.stages}
-		tu := must(NewLinearFit(LinearFitConfig{Minimize: true}))(t)
+		tu := must(NewLinearFit(LinearFitConfig{}))(t)
 		drive(t, tu, p, 1000)
 		if s := tu.Stage(); s.Index != 1 {
 			t.Errorf("%s: %d stages; want 1 (stage %+v)", c.name, s.Index, s)
@@ -130,7 +130,7 @@ func TestLinearFitTolerance(t *testing.T) {
 		p := &process{minimize: true, f0: 100, full: time.Hour, phi: 50 * time.Millisecond, stages: []stage{
 			{g: linear(-20, 10)}, {from: 30, g: linear(-17, 8.5)},
 		}}
-		tu := must(NewLinearFit(LinearFitConfig{Minimize: true, Tolerance: c.tol}))(t)
+		tu := must(NewLinearFit(LinearFitConfig{Tolerance: c.tol}))(t)
 		drive(t, tu, p, 1000)
 		if got := tu.Stage().Index; got != c.want {
 			t.Errorf("Tolerance %v: %d stages; want %d", c.tol, got, c.want)
@@ -153,7 +153,7 @@ func TestLinearFitFallback(t *testing.T) {
 		{"equal positive probes: fewer barriers, as far as the stage reaches (2·Probe·Reach)", linear(0, 5), 1600 * ms, false},
 	} {
 		p := steady(true, 50*ms, c.g)
-		tu := must(NewLinearFit(LinearFitConfig{Minimize: true}))(t)
+		tu := must(NewLinearFit(LinearFitConfig{}))(t)
 		drive(t, tu, p, 5) // the first stage's probes and one window
 		s := tu.Stage()
 		if s.Index != 1 || s.Interval != c.want || s.Fallback != c.fallback || !finite(s.Rate) || !finite(s.Fit.A) || !finite(s.Fit.B) {
@@ -173,7 +173,7 @@ func TestLinearFitFallback(t *testing.T) {
 func TestLinearFitTwoLossesNotExtrapolated(t *testing.T) {
 	ms := time.Millisecond
 	p := steady(true, 50*ms, linear(1, -5))
-	tu := must(NewLinearFit(LinearFitConfig{Minimize: true, Reach: 16}))(t)
+	tu := must(NewLinearFit(LinearFitConfig{Reach: 16}))(t)
 	drive(t, tu, p, 4)
 	if s := tu.Stage(); !s.Fallback || s.Interval != 200*ms || !(s.Rate < 0) {
 		t.Errorf("stage %+v; want a fallback to 200ms with a negative rate", s)
@@ -187,7 +187,7 @@ func TestLinearFitTwoLossesNotExtrapolated(t *testing.T) {
 func TestLinearFitLosingStagesReprobe(t *testing.T) {
 	ms := time.Millisecond
 	p := steady(true, 50*ms, linear(-1, -1))
-	tu := must(NewLinearFit(LinearFitConfig{Minimize: true, Window: 3}))(t)
+	tu := must(NewLinearFit(LinearFitConfig{Window: 3}))(t)
 	reqs := drive(t, tu, p, 5*5)
 	want := []Op{OpCheckpoint, OpRun, OpRollback, OpRun, OpRun}
 	last := time.Duration(0)
@@ -238,7 +238,7 @@ func fitStage(t *testing.T, tu *LinearFit, p *process, i int) Stage {
 func TestLinearFitWalksToFarOptimum(t *testing.T) {
 	ms := time.Millisecond
 	p := steady(true, 100*ms, linear(-0.5, 4)) // η* = 800 ms
-	tu := must(NewLinearFit(LinearFitConfig{Minimize: true, Probe: 10 * ms, Max: 4 * time.Second, Reach: 2}))(t)
+	tu := must(NewLinearFit(LinearFitConfig{Probe: 10 * ms, Max: 4 * time.Second, Reach: 2}))(t)
 	want := analytic(Line{A: -0.5, B: 4}, 0.1)
 	var etas []time.Duration
 	var prev Stage
@@ -270,7 +270,7 @@ func TestLinearFitWalksToFarOptimum(t *testing.T) {
 func TestLinearFitRemaining(t *testing.T) {
 	target := 50.0
 	p := steady(true, 50*time.Millisecond, linear(-20, 10))
-	tu := must(NewLinearFit(LinearFitConfig{Minimize: true, Target: &target}))(t)
+	tu := must(NewLinearFit(LinearFitConfig{Target: &target}))(t)
 	if s := tu.Stage(); s.Remaining != 0 {
 		t.Errorf("before the fit: Remaining = %v; want 0", s.Remaining)
 	}
@@ -292,7 +292,7 @@ func TestLinearFitRemaining(t *testing.T) {
 
 func TestLinearFitRestart(t *testing.T) {
 	p := steady(true, 50*time.Millisecond, linear(-20, 10))
-	tu := must(NewLinearFit(LinearFitConfig{Minimize: true}))(t)
+	tu := must(NewLinearFit(LinearFitConfig{}))(t)
 	drive(t, tu, p, 8)
 	if err := tu.Restart(); err != nil {
 		t.Fatal(err)
@@ -317,7 +317,7 @@ func TestLinearFitRestart(t *testing.T) {
 // elapsed time says so; g is measured over the valid time actually spent.
 func TestLinearFitEarlyTrigger(t *testing.T) {
 	p := &process{minimize: true, f0: 100, full: 300 * time.Millisecond, phi: 50 * time.Millisecond, stages: []stage{{g: linear(-20, 10)}}}
-	tu := must(NewLinearFit(LinearFitConfig{Minimize: true}))(t)
+	tu := must(NewLinearFit(LinearFitConfig{}))(t)
 	drive(t, tu, p, 20)
 	// Probes at 200 ms (g = 6) and 400 ms, cut to 300 ms (g = 4).
 	if s := tu.Stage(); math.Abs(s.Fit.A-(-10)) > 1e-9 || math.Abs(s.Fit.B-8) > 1e-9 {
@@ -335,7 +335,7 @@ func TestLinearFitWalksDownAlongOneOverEta(t *testing.T) {
 	ms := time.Millisecond
 	phi := 2 * ms
 	p := steady(true, phi, func(eta float64) float64 { return 0.01 / eta })
-	tu := must(NewLinearFit(LinearFitConfig{Minimize: true, Probe: 64 * ms, Min: ms, Max: time.Second}))(t)
+	tu := must(NewLinearFit(LinearFitConfig{Probe: 64 * ms, Min: ms, Max: time.Second}))(t)
 	var prev Stage
 	for i := range 5 {
 		s := fitStage(t, tu, p, i)
@@ -372,7 +372,7 @@ func TestLinearFitWindowGrows(t *testing.T) {
 	// first stage's reach from probes at 400 and 800 ms, and every later
 	// stage's.
 	p := steady(true, 100*ms, linear(-0.5, 4))
-	tu := must(NewLinearFit(LinearFitConfig{Minimize: true, Probe: 400 * ms, Max: 8 * time.Second, Window: 3, MaxWindow: 20}))(t)
+	tu := must(NewLinearFit(LinearFitConfig{Probe: 400 * ms, Max: 8 * time.Second, Window: 3, MaxWindow: 20}))(t)
 	var got []int
 	for i := range 5 {
 		s := fitStage(t, tu, p, i)

@@ -67,7 +67,7 @@ type Offsets struct {
 // the coordinator's interval η (in the order of obs) and the arrival A,
 // the time after the release at which every commit is predicted to reach
 // the coordinator. It refuses η ≤ 0, a bad Floor, and negative or
-// non-finite observations with a *FieldError naming the value.
+// non-finite observations with a *InputError naming the value.
 func (o Offsets) Timers(eta time.Duration, obs []Observation) (timers []time.Duration, arrival time.Duration, err error) {
 	floor := o.Floor
 	if floor == 0 {
@@ -75,22 +75,22 @@ func (o Offsets) Timers(eta time.Duration, obs []Observation) (timers []time.Dur
 	}
 	switch {
 	case eta <= 0:
-		return nil, 0, bad("η", eta, "must be positive")
+		return nil, 0, badInput("η", eta, "must be positive")
 	case !(floor > 0 && floor <= 1):
-		return nil, 0, bad("Offsets.Floor", o.Floor, "must be in (0, 1]")
+		return nil, 0, badConfig("Offsets.Floor", o.Floor, "must be in (0, 1]")
 	}
 	for i, ob := range obs {
 		switch {
 		case ob.Response < 0:
-			return nil, 0, bad(fmt.Sprintf("Observation[%d].Response", i), ob.Response, "must be ≥ 0")
+			return nil, 0, badInput(fmt.Sprintf("Observation[%d].Response", i), ob.Response, "must be ≥ 0")
 		case !(ob.Speed >= 0 && finite(ob.Speed)):
-			return nil, 0, bad(fmt.Sprintf("Observation[%d].Speed", i), ob.Speed, "must be finite and ≥ 0")
+			return nil, 0, badInput(fmt.Sprintf("Observation[%d].Speed", i), ob.Speed, "must be finite and ≥ 0")
 		case !(ob.Current >= 0 && finite(ob.Current)):
-			return nil, 0, bad(fmt.Sprintf("Observation[%d].Current", i), ob.Current, "must be finite and ≥ 0")
+			return nil, 0, badInput(fmt.Sprintf("Observation[%d].Current", i), ob.Current, "must be finite and ≥ 0")
 		case ob.Speed > 0 && !finite(1/ob.Speed):
-			return nil, 0, bad(fmt.Sprintf("Observation[%d].Speed", i), ob.Speed, "1/Speed overflows")
+			return nil, 0, badInput(fmt.Sprintf("Observation[%d].Speed", i), ob.Speed, "1/Speed overflows")
 		case ob.Current > 0 && !finite(1/ob.Current):
-			return nil, 0, bad(fmt.Sprintf("Observation[%d].Current", i), ob.Current, "1/Current overflows")
+			return nil, 0, badInput(fmt.Sprintf("Observation[%d].Current", i), ob.Current, "1/Current overflows")
 		}
 	}
 	if len(obs) == 0 {

@@ -100,27 +100,28 @@ func TestOffsetsBadInput(t *testing.T) {
 	}
 	for _, c := range []struct {
 		field string
+		want  error // ErrConfig or ErrInput
 		o     Offsets
 		eta   time.Duration
 		obs   []Observation
 	}{
-		{"η", Offsets{}, 0, nil},
-		{"η", Offsets{}, -time.Second, nil},
-		{"Offsets.Floor", Offsets{Floor: math.NaN()}, time.Second, nil},
-		{"Offsets.Floor", Offsets{Floor: -0.5}, time.Second, nil},
-		{"Offsets.Floor", Offsets{Floor: 1.5}, time.Second, nil},
-		{"Observation[2].Response", Offsets{}, time.Second, with(func(o *Observation) { o.Response = -1 })},
-		{"Observation[2].Speed", Offsets{}, time.Second, with(func(o *Observation) { o.Speed = math.NaN() })},
-		{"Observation[2].Speed", Offsets{}, time.Second, with(func(o *Observation) { o.Speed = -1 })},
-		{"Observation[2].Speed", Offsets{}, time.Second, with(func(o *Observation) { o.Speed = math.Inf(1) })},
-		{"Observation[2].Speed", Offsets{}, time.Second, with(func(o *Observation) { o.Speed = 1e-320 })},
-		{"Observation[2].Current", Offsets{}, time.Second, with(func(o *Observation) { o.Current = math.Inf(-1) })},
-		{"Observation[2].Current", Offsets{}, time.Second, with(func(o *Observation) { o.Current = 5e-324 })},
+		{"η", ErrInput, Offsets{}, 0, nil},
+		{"η", ErrInput, Offsets{}, -time.Second, nil},
+		{"Offsets.Floor", ErrConfig, Offsets{Floor: math.NaN()}, time.Second, nil},
+		{"Offsets.Floor", ErrConfig, Offsets{Floor: -0.5}, time.Second, nil},
+		{"Offsets.Floor", ErrConfig, Offsets{Floor: 1.5}, time.Second, nil},
+		{"Observation[2].Response", ErrInput, Offsets{}, time.Second, with(func(o *Observation) { o.Response = -1 })},
+		{"Observation[2].Speed", ErrInput, Offsets{}, time.Second, with(func(o *Observation) { o.Speed = math.NaN() })},
+		{"Observation[2].Speed", ErrInput, Offsets{}, time.Second, with(func(o *Observation) { o.Speed = -1 })},
+		{"Observation[2].Speed", ErrInput, Offsets{}, time.Second, with(func(o *Observation) { o.Speed = math.Inf(1) })},
+		{"Observation[2].Speed", ErrInput, Offsets{}, time.Second, with(func(o *Observation) { o.Speed = 1e-320 })},
+		{"Observation[2].Current", ErrInput, Offsets{}, time.Second, with(func(o *Observation) { o.Current = math.Inf(-1) })},
+		{"Observation[2].Current", ErrInput, Offsets{}, time.Second, with(func(o *Observation) { o.Current = 5e-324 })},
 	} {
 		timers, _, err := c.o.Timers(c.eta, c.obs)
-		var fe *FieldError
-		if timers != nil || !errors.Is(err, ErrInvalid) || !errors.As(err, &fe) || fe.Field != c.field {
-			t.Errorf("Timers(%v, %+v) with %+v = %v, %v; want a *FieldError naming %s", c.eta, c.obs, c.o, timers, err, c.field)
+		var fe *InputError
+		if timers != nil || !errors.Is(err, c.want) || !errors.As(err, &fe) || fe.Input != c.field {
+			t.Errorf("Timers(%v, %+v) with %+v = %v, %v; want an *InputError wrapping %v naming %s", c.eta, c.obs, c.o, timers, err, c.want, c.field)
 		}
 	}
 	// Extreme but valid: no overflow, no NaN, timers positive.

@@ -108,8 +108,8 @@ type Report struct {
 //     ErrNoRequest. Neither changes the state then.
 //   - Observe validates the report against the pending request (see
 //     Report; the rules per Op are on OpRun, OpCheckpoint, OpRollback). A
-//     refused report returns a *FieldError naming the field (errors.Is
-//     ErrInvalid), changes nothing, and leaves the request pending: the
+//     refused report returns an *InputError naming the field (errors.Is
+//     ErrInput), changes nothing, and leaves the request pending: the
 //     caller may Observe a corrected report.
 //   - A report whose objective differs from the previous one by more than
 //     float64 holds is refused the same way (naming Report.Objective).
@@ -130,37 +130,61 @@ var (
 	_ Tuner = (*LinearFit)(nil)
 )
 
-// Errors. Match with errors.Is.
+// Errors. Match with errors.Is (docs/errors.md states the scheme).
 var (
 	// ErrPending: Next (or Restart) called while a request awaits its report.
 	ErrPending = errors.New("interval: a request is pending (Observe its report first)")
 	// ErrNoRequest: Observe called with no request pending (call Next first).
 	ErrNoRequest = errors.New("interval: no request pending (call Next first)")
-	// ErrInvalid: a report, configuration or observation value out of its
-	// domain; always wrapped in a *FieldError that names it.
+	// ErrConfig: a configuration value out of its domain (a field of
+	// LinearFitConfig or BinarySearchConfig, NewFixed's η, Offsets.Floor);
+	// always wrapped in an *InputError that names it.
+	ErrConfig = errors.New("interval: invalid config")
+	// ErrInput: a value passed at run time out of its domain (a Report
+	// field, an Observation, the η passed to Offsets.Timers); always
+	// wrapped in an *InputError that names it.
+	ErrInput = errors.New("interval: invalid input")
+	// ErrInvalid matches every *InputError, ErrConfig and ErrInput alike.
+	//
+	// Deprecated: match ErrConfig or ErrInput. ErrInvalid will be removed
+	// no earlier than v0.2.0.
 	ErrInvalid = errors.New("interval: invalid value")
 )
 
-// FieldError names one bad input value: a report field, a configuration
-// field or an observation. It reads like
+// InputError names one bad value: a configuration field, a report field
+// or an observation. It reads like
 //
 //	interval: Report.Elapsed = -1s: must be positive
 //	interval: Observation[3].Speed = NaN: must be finite and ≥ 0
-type FieldError struct {
-	Field  string // e.g. "Report.Objective", "LinearFitConfig.Probe", "Observation[3].Speed"
+type InputError struct {
+	Input  string // e.g. "Report.Objective", "LinearFitConfig.Probe", "Observation[3].Speed"
 	Value  any    // the bad value
 	Reason string // what it must be
+	Err    error  // ErrConfig or ErrInput
 }
 
-func (e *FieldError) Error() string {
-	return fmt.Sprintf("interval: %s = %v: %s", e.Field, e.Value, e.Reason)
+// FieldError is the former name of InputError.
+//
+// Deprecated: use InputError. FieldError will be removed no earlier than
+// v0.2.0.
+type FieldError = InputError
+
+func (e *InputError) Error() string {
+	return fmt.Sprintf("interval: %s = %v: %s", e.Input, e.Value, e.Reason)
 }
 
-// Unwrap returns ErrInvalid.
-func (e *FieldError) Unwrap() error { return ErrInvalid }
+// Unwrap returns e.Err (ErrConfig or ErrInput) and, for code written
+// before those existed, the deprecated ErrInvalid.
+func (e *InputError) Unwrap() []error { return []error{e.Err, ErrInvalid} }
 
-func bad(field string, value any, reason string) error {
-	return &FieldError{Field: field, Value: value, Reason: reason}
+// badConfig reports a configuration value.
+func badConfig(input string, value any, reason string) error {
+	return &InputError{Input: input, Value: value, Reason: reason, Err: ErrConfig}
+}
+
+// badInput reports a run-time input value.
+func badInput(input string, value any, reason string) error {
+	return &InputError{Input: input, Value: value, Reason: reason, Err: ErrInput}
 }
 
 // exchange enforces the Next/Observe alternation for one tuner.
@@ -190,28 +214,28 @@ func (x *exchange) check(rep Report) error {
 // validate checks rep as the report of req.
 func (rep Report) validate(req Request) error {
 	if !finite(rep.Objective) {
-		return bad("Report.Objective", rep.Objective, "must be finite")
+		return badInput("Report.Objective", rep.Objective, "must be finite")
 	}
 	if req.Op != OpRun {
 		switch {
 		case rep.Elapsed != 0:
-			return bad("Report.Elapsed", rep.Elapsed, "must be 0 for "+req.Op.String())
+			return badInput("Report.Elapsed", rep.Elapsed, "must be 0 for "+req.Op.String())
 		case rep.BarrierCost != 0:
-			return bad("Report.BarrierCost", rep.BarrierCost, "must be 0 for "+req.Op.String())
+			return badInput("Report.BarrierCost", rep.BarrierCost, "must be 0 for "+req.Op.String())
 		case rep.Iterations != 0:
-			return bad("Report.Iterations", rep.Iterations, "must be 0 for "+req.Op.String())
+			return badInput("Report.Iterations", rep.Iterations, "must be 0 for "+req.Op.String())
 		}
 		return nil
 	}
 	switch {
 	case rep.Iterations < 1 || rep.Iterations > req.Iterations:
-		return bad("Report.Iterations", rep.Iterations, fmt.Sprintf("must be in 1..%d (the request's Iterations)", req.Iterations))
+		return badInput("Report.Iterations", rep.Iterations, fmt.Sprintf("must be in 1..%d (the request's Iterations)", req.Iterations))
 	case rep.Elapsed <= 0:
-		return bad("Report.Elapsed", rep.Elapsed, "must be positive")
+		return badInput("Report.Elapsed", rep.Elapsed, "must be positive")
 	case rep.BarrierCost < 0:
-		return bad("Report.BarrierCost", rep.BarrierCost, "must be ≥ 0")
+		return badInput("Report.BarrierCost", rep.BarrierCost, "must be ≥ 0")
 	case rep.valid() <= 0:
-		return bad("Report.Elapsed", rep.Elapsed, fmt.Sprintf("must exceed Iterations × BarrierCost = %d × %v", rep.Iterations, rep.BarrierCost))
+		return badInput("Report.Elapsed", rep.Elapsed, fmt.Sprintf("must exceed Iterations × BarrierCost = %d × %v", rep.Iterations, rep.BarrierCost))
 	}
 	return nil
 }
@@ -258,9 +282,9 @@ func duration(s float64, lo, hi time.Duration) time.Duration {
 func checkBounds(name string, lo, hi time.Duration) error {
 	switch {
 	case lo <= 0:
-		return bad(name+".Min", lo, "must be positive")
+		return badConfig(name+".Min", lo, "must be positive")
 	case hi < lo:
-		return bad(name+".Max", hi, fmt.Sprintf("must be ≥ Min (%v)", lo))
+		return badConfig(name+".Max", hi, fmt.Sprintf("must be ≥ Min (%v)", lo))
 	}
 	return nil
 }

@@ -76,7 +76,7 @@ func linearFit(alg algorithms.Algorithm, e *harness.Experiment) (interval.Tuner,
 func linearFitConfig(alg algorithms.Algorithm, e *harness.Experiment) interval.LinearFitConfig {
 	lo, pass := minInterval(alg, e), fullPass(alg, e)
 	probe := max(pass/64, lo)
-	return interval.LinearFitConfig{Minimize: alg.Minimize(), Probe: probe, Min: lo, Max: max(pass, 2*probe), Window: 16, MaxWindow: 64}
+	return interval.LinearFitConfig{Maximize: !alg.Minimize(), Probe: probe, Min: lo, Max: max(pass, 2*probe), Window: 16, MaxWindow: 64}
 }
 
 // fullPass is P under e's cost model: the time a full-speed worker takes
@@ -106,7 +106,7 @@ func minInterval(alg algorithms.Algorithm, e *harness.Experiment) time.Duration 
 // and halving it would compare two identical settings.
 func binarySearchConfig(alg algorithms.Algorithm, e *harness.Experiment) interval.BinarySearchConfig {
 	lo, pass := minInterval(alg, e), fullPass(alg, e)
-	return interval.BinarySearchConfig{Minimize: alg.Minimize(), Min: lo, Max: max(pass, lo)}
+	return interval.BinarySearchConfig{Maximize: !alg.Minimize(), Min: lo, Max: max(pass, lo)}
 }
 
 // parsePlan reads one -sync entry.
