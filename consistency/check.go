@@ -1,6 +1,7 @@
 package consistency
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -10,7 +11,7 @@ import (
 // Violation is one broken guarantee, at the record that revealed it.
 type Violation struct {
 	Record int    // index into Trace.Records; len(Records) for end-of-trace checks
-	Rule   string // "ledger", "bsp", "ssp", "quorum", "isp"
+	Rule   string // "lost", "twice", "ledger", "bsp", "ssp", "quorum", "isp"
 	Detail string
 }
 
@@ -18,25 +19,60 @@ func (v Violation) String() string {
 	return fmt.Sprintf("record %d: %s: %s", v.Record, v.Rule, v.Detail)
 }
 
-// CheckError lists the violations Check found (at most maxViolations,
-// Total counts all).
+// Root reports whether v is a root cause: a delta lost ("lost") or
+// applied or accepted twice ("twice"). Such a fault makes the other rules
+// fail in cascade (a round missing a lost delta breaks BSP's "every
+// member" rule), so CheckError lists root causes first.
+func (v Violation) Root() bool { return v.Rule == RuleLost || v.Rule == RuleTwice }
+
+// Rules of Check whose violations are root causes (Violation.Root).
+const (
+	// RuleLost: a delta a worker sent, or the coordinator accepted, was
+	// never applied and never deliberately abandoned; or a worker took a
+	// delta as accepted that the coordinator had not accepted.
+	RuleLost = "lost"
+	// RuleTwice: a delta committed or applied twice.
+	RuleTwice = "twice"
+)
+
+// CheckError lists every violation Check found, root causes (lost or
+// doubled deltas) first, then the rest in trace order.
 type CheckError struct {
 	Spec       Spec
 	Violations []Violation
-	Total      int
+	// Total counts the violations; it exceeds len(Violations) only when
+	// more than maxKept non-root violations were found (root causes are
+	// always all kept).
+	Total int
 }
 
-const maxViolations = 20
+// maxShown bounds the violations Error prints; maxKept bounds the
+// non-root violations kept.
+const (
+	maxShown = 20
+	maxKept  = 10000
+)
 
 func (e *CheckError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "consistency: %v trace breaks its guarantees (%d violations)", e.Spec, e.Total)
+	roots := 0
 	for _, v := range e.Violations {
+		if v.Root() {
+			roots++
+		}
+	}
+	fmt.Fprintf(&b, "consistency: %v trace breaks its guarantees (%d violations", e.Spec, e.Total)
+	if roots > 0 {
+		fmt.Fprintf(&b, "; root causes first: %d lost or doubled deltas", roots)
+	}
+	b.WriteString(")")
+	for i, v := range e.Violations {
+		if i == maxShown {
+			fmt.Fprintf(&b, "\n\t… %d more (CheckError.Violations lists them)", e.Total-maxShown)
+			break
+		}
 		b.WriteString("\n\t")
 		b.WriteString(v.String())
-	}
-	if e.Total > len(e.Violations) {
-		fmt.Fprintf(&b, "\n\t… %d more", e.Total-len(e.Violations))
 	}
 	return b.String()
 }
@@ -59,6 +95,12 @@ func (e *CheckError) Error() string {
 // and every RecHeld keeps the replica-divergence bound: a held entry i
 // after step t satisfies |acc_i| ≤ v_t·|w_i|, v_t = v/√(t+1) (MLLess
 // §4.1).
+//
+// With t.WorkerSide: each worker sends its deltas in sequence, each on
+// what it read; the coordinator accepts only deltas sent, as sent; a
+// worker confirms only a delta already accepted; and at the end every
+// delta sent was accepted or abandoned (RecAbandon, with a reason).
+// Confirm and abandon records may follow the stop record.
 func Check(t *Trace) error {
 	c := newChecker(t)
 	for i, r := range t.Records {
@@ -70,6 +112,15 @@ func Check(t *Trace) error {
 	if c.err.Total == 0 {
 		return nil
 	}
+	slices.SortStableFunc(c.err.Violations, func(a, b Violation) int {
+		if a.Root() != b.Root() {
+			if a.Root() {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(a.Record, b.Record)
+	})
 	return &c.err
 }
 
@@ -79,6 +130,8 @@ type wtrack struct {
 	readC   uint64
 	reading bool // a read not yet followed by its commit
 	lastSeq uint64
+	// lastSent is the worker's latest RecSend sequence number.
+	lastSent uint64
 	// committedC is the clock of the worker's latest commit, if committed.
 	committedC uint64
 	committed  bool
@@ -107,11 +160,25 @@ type checker struct {
 	// readers[v]: workers that read version v and have not committed it.
 	readers map[Version]map[WorkerID]bool
 	stopped bool
+	kept    int // non-root violations kept
+	// workerSide is Trace.WorkerSide.
+	workerSide bool
+	// sends: the workers' side (Trace.WorkerSide), every delta sent.
+	sends map[DeltaID]*sendInfo
+}
+
+// sendInfo is what a worker recorded of one delta it sent.
+type sendInfo struct {
+	at                   int // its RecSend record
+	clock                uint64
+	version              Version
+	points               int
+	confirmed, abandoned bool
 }
 
 func newChecker(t *Trace) *checker {
 	c := &checker{spec: t.Spec, ws: map[WorkerID]*wtrack{}, commits: map[DeltaID]*commitInfo{},
-		readers: map[Version]map[WorkerID]bool{}}
+		readers: map[Version]map[WorkerID]bool{}, sends: map[DeltaID]*sendInfo{}, workerSide: t.WorkerSide}
 	c.err.Spec = t.Spec
 	for _, w := range t.Workers {
 		c.ws[w] = &wtrack{member: true}
@@ -122,9 +189,19 @@ func newChecker(t *Trace) *checker {
 }
 
 func (c *checker) fail(rule, format string, args ...any) {
+	c.failAt(c.at, rule, format, args...)
+}
+
+func (c *checker) failAt(at int, rule, format string, args ...any) {
 	c.err.Total++
-	if len(c.err.Violations) < maxViolations {
-		c.err.Violations = append(c.err.Violations, Violation{Record: c.at, Rule: rule, Detail: fmt.Sprintf(format, args...)})
+	v := Violation{Record: at, Rule: rule, Detail: fmt.Sprintf(format, args...)}
+	if v.Root() {
+		c.err.Violations = append(c.err.Violations, v)
+		return
+	}
+	if c.kept < maxKept {
+		c.kept++
+		c.err.Violations = append(c.err.Violations, v)
 	}
 }
 
@@ -138,11 +215,24 @@ func (c *checker) worker(w WorkerID, what string) *wtrack {
 }
 
 func (c *checker) step(r Record) {
-	if c.stopped {
+	worker := r.Kind == RecSend || r.Kind == RecConfirm || r.Kind == RecAbandon
+	if worker && !c.workerSide {
+		c.fail("ledger", "worker-side %v record in a trace without WorkerSide", r.Kind)
+		return
+	}
+	if c.stopped && r.Kind != RecConfirm && r.Kind != RecAbandon {
+		// A worker learns of the stop after the coordinator: confirming
+		// or abandoning its last delta after the stop record is normal.
 		c.fail("ledger", "%v after the stop record", r.Kind)
 		return
 	}
 	switch r.Kind {
+	case RecSend:
+		c.send(r)
+	case RecConfirm:
+		c.confirm(r)
+	case RecAbandon:
+		c.abandon(r)
 	case RecJoin:
 		if t := c.ws[r.Worker]; t != nil && t.member {
 			c.fail("ledger", "worker %d joins twice", r.Worker)
@@ -151,7 +241,7 @@ func (c *checker) step(r Record) {
 		old := c.ws[r.Worker]
 		t := &wtrack{member: true}
 		if old != nil {
-			t.lastSeq = old.lastSeq
+			t.lastSeq, t.lastSent = old.lastSeq, old.lastSent
 		}
 		c.ws[r.Worker] = t
 		c.addID(r.Worker)
@@ -251,8 +341,17 @@ func (c *checker) commit(r Record) {
 			id, r.Version, r.Clock, t.readV, t.readC)
 	}
 	if _, dup := c.commits[id]; dup {
-		c.fail("ledger", "%v committed twice", id)
+		c.fail(RuleTwice, "%v committed twice", id)
 		return
+	}
+	if c.workerSide {
+		switch s := c.sends[id]; {
+		case s == nil:
+			c.fail("ledger", "the coordinator accepted %v, which worker %d never sent", id, r.Worker)
+		case s.clock != r.Clock || s.version != r.Version || s.points != r.Points:
+			c.fail("ledger", "the coordinator accepted %v as clock %d v=%d points=%d; the worker sent clock %d v=%d points=%d (record %d)",
+				id, r.Clock, r.Version, r.Points, s.clock, s.version, s.points, s.at)
+		}
 	}
 	t.reading = false
 	t.lastSeq = r.Seq
@@ -277,7 +376,7 @@ func (c *checker) apply(r Record) {
 			c.fail("ledger", "apply of version %d merges %v, which was never committed", r.Version, id)
 			continue
 		case ci.applied:
-			c.fail("ledger", "%v applied twice (again in version %d)", id, r.Version)
+			c.fail(RuleTwice, "%v applied twice (again in version %d)", id, r.Version)
 			continue
 		}
 		ci.applied = true
@@ -364,19 +463,94 @@ func (c *checker) end() {
 		c.fail("ledger", "the trace has no stop record, so lost deltas cannot be ruled out")
 		return
 	}
-	lost := 0
-	var first DeltaID
+	var lost []DeltaID
 	for id, ci := range c.commits {
 		if !ci.applied {
-			if lost == 0 || compareDeltaID(id, first) < 0 {
-				first = id
-			}
-			lost++
+			lost = append(lost, id)
 		}
 	}
-	if lost > 0 {
-		c.fail("ledger", "%d committed deltas never applied (first %v)", lost, first)
+	slices.SortFunc(lost, compareDeltaID)
+	for _, id := range lost {
+		c.fail(RuleLost, "%v was committed (clock %d, v=%d) but never applied", id, c.commits[id].clock, c.commits[id].version)
 	}
+	var unsent []DeltaID
+	for id, s := range c.sends {
+		// A delta confirmed before it was accepted was reported then.
+		if c.commits[id] == nil && !s.abandoned && !s.confirmed {
+			unsent = append(unsent, id)
+		}
+	}
+	slices.SortFunc(unsent, compareDeltaID)
+	for _, id := range unsent {
+		s := c.sends[id]
+		c.failAt(s.at, RuleLost, "worker %d sent %v (clock %d, v=%d) but the coordinator never accepted it, and the worker did not abandon it",
+			id.Worker, id, s.clock, s.version)
+	}
+}
+
+// send checks a worker's RecSend: its deltas go out in sequence, each
+// computed on what the worker read.
+func (c *checker) send(r Record) {
+	t := c.worker(r.Worker, "send")
+	if t == nil {
+		return
+	}
+	id := DeltaID{r.Worker, r.Seq}
+	if c.sends[id] != nil {
+		c.fail(RuleTwice, "worker %d sends %v twice", r.Worker, id)
+		return
+	}
+	switch {
+	case r.Seq != t.lastSent+1:
+		c.fail("ledger", "worker %d sends seq %d after %d", r.Worker, r.Seq, t.lastSent)
+	case !t.reading:
+		c.fail("ledger", "worker %d sends %v without a read", r.Worker, id)
+	case r.Version != t.readV || r.Clock != t.readC:
+		c.fail("ledger", "worker %d sends %v computed on version %d clock %d; it read version %d clock %d",
+			r.Worker, id, r.Version, r.Clock, t.readV, t.readC)
+	}
+	t.lastSent = max(t.lastSent, r.Seq)
+	c.sends[id] = &sendInfo{at: c.at, clock: r.Clock, version: r.Version, points: r.Points}
+}
+
+// confirm checks a worker's RecConfirm: the coordinator must have
+// accepted the delta before the worker stops sending it.
+func (c *checker) confirm(r Record) {
+	id := DeltaID{r.Worker, r.Seq}
+	s := c.sends[id]
+	switch {
+	case s == nil:
+		c.fail("ledger", "worker %d confirms %v, which it never sent", r.Worker, id)
+	case s.confirmed:
+		c.fail("ledger", "worker %d confirms %v twice", r.Worker, id)
+	case s.abandoned:
+		c.fail("ledger", "worker %d confirms %v, which it abandoned", r.Worker, id)
+	case c.commits[id] == nil:
+		c.fail(RuleLost, "worker %d took %v as accepted, but the coordinator had not accepted it (a stale or wrong acknowledgement): the delta is lost unless it is sent again",
+			r.Worker, id)
+	}
+	if s != nil {
+		s.confirmed = true
+	}
+}
+
+// abandon checks a worker's RecAbandon: only a delta sent and not
+// confirmed can be given up.
+func (c *checker) abandon(r Record) {
+	id := DeltaID{r.Worker, r.Seq}
+	s := c.sends[id]
+	switch {
+	case s == nil:
+		c.fail("ledger", "worker %d abandons %v, which it never sent", r.Worker, id)
+		return
+	case s.confirmed:
+		c.fail("ledger", "worker %d abandons %v, which it confirmed", r.Worker, id)
+	case s.abandoned:
+		c.fail("ledger", "worker %d abandons %v twice", r.Worker, id)
+	case r.Reason == "":
+		c.fail("ledger", "worker %d abandons %v without a reason", r.Worker, id)
+	}
+	s.abandoned = true
 }
 
 func (c *checker) addID(w WorkerID) {

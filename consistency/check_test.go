@@ -221,6 +221,14 @@ func TestNewRejectsBadConfig(t *testing.T) {
 			t.Errorf("New(%+v) = %v; want ErrConfig", cfg, err)
 		}
 	}
+	// A quorum count above the workers would run as BSP under its label;
+	// at the workers, or as a fraction, it is fine.
+	for spec, ok := range map[string]bool{"quorum:17": false, "quorum:16": true, "quorum:1.0": true, "quorum:0.01": true, "quorum:1": true} {
+		_, err := consistency.New(consistency.MustParse(spec), consistency.Config{Workers: workers(16)})
+		if ok != (err == nil) || !ok && !errors.Is(err, consistency.ErrConfig) {
+			t.Errorf("New(%s, 16 workers) = %v; want ok = %v", spec, err, ok)
+		}
+	}
 }
 
 // Refused events change nothing: after any refused event the model emits

@@ -33,6 +33,14 @@
 //     significance filter (package filter) and hold back the rest, so
 //     replicas diverge by the held updates; v = 0 is BSP (Appendix A,
 //     Corollary 1).
+//   - FSP(η) ("fsp", "fsp:100ms", "fsp:20ms:semi"; FSP paper §3): a
+//     time-triggered flexible barrier. Every member is released for a full
+//     pass; when the timer η fires, or a worker completes its pass (the
+//     early trigger, §3.3), the others are interrupted (EfInterrupt) and
+//     commit after their current point; the round's deltas are applied
+//     together as in BSP. EvSetInterval changes η (an interval tuner's
+//     decision; consistency.FullBatch makes full-batch rounds); ":semi"
+//     gives the workers local timers instead (§5.2).
 //
 // Membership is dynamic: a joiner takes part from the next round (BSP), at
 // the slowest clock (SSP) or at once (ASP, quorum); a leaver is no longer
@@ -41,22 +49,32 @@
 //
 // # Extending
 //
-// The later models fit the same events and effects: FSP's time-triggered
-// barrier feeds on EvTick and EvProgress and will add an interrupt effect
-// (commit after the current point); ISP is BSP whose workers commit
-// filtered deltas (the filter lives in the worker); DOLL's
-// K-grouping counts EvBatchReady and commits towards K like Quorum.
+// A new model fits the same events and effects: DOLL's K-grouping, for
+// one, counts EvBatchReady and commits towards K as Quorum counts commits.
 //
 // # Checkers
 //
 // Check verifies a Trace of what a driver actually did: versions applied
 // in order, every committed delta applied exactly once (none lost at the
-// stop), commits on the version and clock read, read-your-writes; BSP: one
-// version per round with every member; SSP: no read older than the bound;
-// Quorum: at least k deltas per release; ISP: BSP's rules, and each
-// RecHeld record (what a worker holds back after a step) keeps the
-// divergence bound |acc_i| ≤ v_t·|w_i|, v_t = v/√(t+1). Every runtime's
-// tests run it, and
-// this package's tests show it catches a model that ignores its bound and
-// a driver that drops or duplicates a delta.
+// stop), commits on the version and clock read, read-your-writes; BSP and
+// FSP: one version per round with every member; SSP: no read older than
+// the bound; Quorum: at least k deltas per release; ISP: BSP's rules, and
+// each RecHeld record (what a worker holds back after a step) keeps the
+// divergence bound |acc_i| ≤ v_t·|w_i|, v_t = v/√(t+1).
+//
+// A trace that records the workers' side too (Trace.WorkerSide: what each
+// worker sent, which delta it took as accepted, which it abandoned) lets
+// Check prove the whole path: every delta a worker sent and did not
+// deliberately abandon was accepted and applied exactly once, and no
+// worker stopped sending a delta the coordinator had not accepted. That
+// is what catches a commit dropped on the link and never resent, a stale
+// acknowledgement taken as confirmation, or a refused commit answered as
+// a duplicate; a coordinator-only trace cannot see them. Violations that
+// are such root causes (lost or doubled deltas) come first in a
+// CheckError, before the cascade of rules they break.
+//
+// A Recorder writes a trace from what the driver did, one method per
+// thing done, and is safe for concurrent use by a coordinator and its
+// workers. Every runtime of package harness records both sides, and its
+// tests switch on one plausible bug at a time to show Check catching it.
 package consistency

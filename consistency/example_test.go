@@ -1,6 +1,7 @@
 package consistency_test
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/syncmodels/syncmodels/consistency"
@@ -56,4 +57,42 @@ func ExampleParse_isp() {
 	// isp      → isp:0.7: v_0 = 0.7, v_3 = 0.35
 	// isp:0.25 → isp:0.25: v_0 = 0.25, v_3 = 0.125
 	// isp:0    → isp:0: v_0 = 0, v_3 = 0
+}
+
+// Check judges what a driver did. Here a worker's delta was sent but the
+// coordinator never received it (a commit dropped on the link and never
+// resent): only the workers' side of the trace shows the loss.
+func ExampleCheck() {
+	rec := consistency.NewRecorder(consistency.MustParse("asp"), []consistency.WorkerID{0, 1}, true)
+	m, _ := consistency.New(consistency.MustParse("asp"), consistency.Config{Workers: []consistency.WorkerID{0, 1}, Batch: 10})
+	effs, _ := m.Step(consistency.Event{Kind: consistency.EvStart})
+	for _, e := range effs {
+		rec.Released(0, e) // both workers start clock 0 on version 0
+	}
+	// Worker 0's delta arrives and is applied.
+	seq := rec.Sent(1, 0, 0, 0, 10)
+	commit := consistency.Event{Kind: consistency.EvCommit, Worker: 0, Seq: seq, Version: 0, Points: 10}
+	effs, _ = m.Step(commit)
+	rec.Accepted(2, commit, 0)
+	for _, e := range effs {
+		if e.Kind == consistency.EfApply {
+			rec.Applied(2, e)
+		}
+	}
+	rec.Confirmed(3, 0, seq)
+	// Worker 1's delta is lost on the way.
+	rec.Sent(4, 1, 0, 0, 10)
+	m.Step(consistency.Event{Kind: consistency.EvStop})
+	rec.Stopped(5)
+
+	err := consistency.Check(rec.Trace())
+	fmt.Println(err)
+	var ce *consistency.CheckError
+	if errors.As(err, &ce) {
+		fmt.Println("root cause:", ce.Violations[0].Root())
+	}
+	// Output:
+	// consistency: asp trace breaks its guarantees (1 violations; root causes first: 1 lost or doubled deltas)
+	// 	record 6: lost: worker 1 sent w1#1 (clock 0, v=0) but the coordinator never accepted it, and the worker did not abandon it
+	// root cause: true
 }

@@ -14,8 +14,10 @@ import "time"
 type fsp struct {
 	base
 	interval time.Duration
-	// next is the interval of the next round (EvSetInterval).
+	// next is the interval of the next round (EvSetInterval) when
+	// hasNext: FullBatch is negative, so no value of next can mean "none".
 	next      time.Duration
+	hasNext   bool
 	deadline  time.Duration
 	begun     time.Duration // when the current round was released
 	triggered bool
@@ -60,7 +62,7 @@ func (m *fsp) Step(ev Event) ([]Effect, error) {
 			}
 			return append(out, Effect{Kind: EfTimer, At: m.deadline}), nil
 		}
-		m.next = ev.Interval
+		m.next, m.hasNext = ev.Interval, true
 	case EvJoin:
 		m.join(ev.Worker, 0)
 		if m.started && len(m.inState(computing)) == 0 {
@@ -93,8 +95,8 @@ func (m *fsp) trigger(out []Effect) []Effect {
 // next round's timer.
 func (m *fsp) endRound(out []Effect, now time.Duration) []Effect {
 	out = m.apply(out, false)
-	if m.next > 0 {
-		m.interval, m.next = m.next, 0
+	if m.hasNext {
+		m.interval, m.next, m.hasNext = m.next, 0, false
 	}
 	for _, id := range m.ids {
 		w := m.ms[id]

@@ -467,6 +467,12 @@ func New(spec Spec, cfg Config) (Model, error) {
 		if spec.Need.Need(1) != 1 {
 			return nil, fmt.Errorf("consistency: quorum threshold %v: %w", spec.Need, ErrConfig)
 		}
+		// A count threshold (the same need whatever the membership) above
+		// the initial members would silently run as BSP.
+		if k := spec.Need.Need(1 << 20); k == spec.Need.Need(1<<21) && k > len(cfg.Workers) {
+			return nil, fmt.Errorf("consistency: %v needs %d commits per release but there are %d workers (use bsp to wait for all, or a count ≤ %d): %w",
+				spec, k, len(cfg.Workers), len(cfg.Workers), ErrConfig)
+		}
 		return &quorum{base: b}, nil
 	case FSP:
 		if spec.Interval < 0 {

@@ -33,9 +33,21 @@ const (
 	// filter holds back what Held describes. Check verifies the replica
 	// divergence bound on it.
 	RecHeld
+	// RecSend (worker side): Worker finished computing its delta Seq of
+	// clock Clock on Version over Points points and sent it (the first
+	// transmission; retransmissions are not recorded).
+	RecSend
+	// RecConfirm (worker side): Worker took its delta Seq as accepted by
+	// the coordinator (an acknowledgement, or a release that implies it)
+	// and stopped sending it.
+	RecConfirm
+	// RecAbandon (worker side): Worker deliberately gave up its delta Seq
+	// before it was confirmed; Reason says why (it left, it was evicted,
+	// the run ended while the delta was in flight).
+	RecAbandon
 )
 
-var recordNames = [...]string{"?", "read", "commit", "apply", "join", "leave", "stop", "rollback", "held"}
+var recordNames = [...]string{"?", "read", "commit", "apply", "join", "leave", "stop", "rollback", "held", "send", "confirm", "abandon"}
 
 // Held describes the updates an ISP worker holds back right after one
 // step, as its significance filter's accumulator acc (the sum of the
@@ -88,6 +100,8 @@ type Record struct {
 	Final   bool
 	// Held (RecHeld) is what the worker holds back after step Clock.
 	Held *Held
+	// Reason (RecAbandon) says why the worker gave the delta up.
+	Reason string
 }
 
 func (r Record) String() string {
@@ -103,6 +117,12 @@ func (r Record) String() string {
 		return fmt.Sprintf("%v %v w%d", r.At, r.Kind, r.Worker)
 	case RecRollback:
 		return fmt.Sprintf("%v rollback to the state of v=%d", r.At, r.Version)
+	case RecSend:
+		return fmt.Sprintf("%v send w%d#%d clock=%d v=%d points=%d", r.At, r.Worker, r.Seq, r.Clock, r.Version, r.Points)
+	case RecConfirm:
+		return fmt.Sprintf("%v confirm w%d#%d", r.At, r.Worker, r.Seq)
+	case RecAbandon:
+		return fmt.Sprintf("%v abandon w%d#%d (%s)", r.At, r.Worker, r.Seq, r.Reason)
 	case RecHeld:
 		var h Held
 		if r.Held != nil {
@@ -118,7 +138,15 @@ func (r Record) String() string {
 type Trace struct {
 	Spec    Spec
 	Workers []WorkerID // initial members
-	Records []Record
+	// WorkerSide says the driver records the workers' side too (RecSend,
+	// RecConfirm, RecAbandon). Check then proves that every delta a worker
+	// sent and did not abandon was accepted and applied exactly once, and
+	// that no worker took a delta as accepted before the coordinator
+	// accepted it: the losses a coordinator-only trace cannot see (a
+	// commit dropped on the link and never resent, a stale
+	// acknowledgement, a commit refused but acknowledged).
+	WorkerSide bool
+	Records    []Record
 }
 
 // Add appends a record.

@@ -19,7 +19,9 @@ type coordinator struct {
 	layout algorithms.Layout
 	model  consistency.Model
 	srv    algorithms.Server
-	trace  *consistency.Trace
+	// rec records the trace: the coordinator's side here, the workers'
+	// side in each runtime's workers (Trace.WorkerSide).
+	rec    *consistency.Recorder
 	deltas map[consistency.DeltaID]*algorithms.Delta
 	free   []*algorithms.Delta
 	merged *algorithms.Delta
@@ -58,7 +60,7 @@ func newCoordinator(e *Experiment, theta0 []float64, workers []consistency.Worke
 	l := e.Algorithm.Layout()
 	return &coordinator{
 		alg: e.Algorithm, layout: l, model: model, srv: srv,
-		trace:  &consistency.Trace{Spec: e.Sync, Workers: slices.Clone(workers)},
+		rec:    consistency.NewRecorder(e.Sync, workers, true),
 		deltas: map[consistency.DeltaID]*algorithms.Delta{},
 		held:   map[consistency.DeltaID]*consistency.Held{},
 		merged: algorithms.NewDelta(l),
@@ -87,10 +89,16 @@ func (c *coordinator) step(now time.Duration, ev consistency.Event) ([]consisten
 	}
 	switch ev.Kind {
 	case consistency.EvJoin:
-		c.trace.Add(consistency.Record{At: now, Kind: consistency.RecJoin, Worker: ev.Worker})
+		c.rec.Joined(now, ev.Worker)
 	case consistency.EvLeave:
-		c.trace.Add(consistency.Record{At: now, Kind: consistency.RecLeave, Worker: ev.Worker})
+		c.rec.Left(now, ev.Worker)
 	}
+	return c.carry(now, ev, effs)
+}
+
+// carry carries out the Apply effects of the model's answer to ev and
+// returns the others.
+func (c *coordinator) carry(now time.Duration, ev consistency.Event, effs []consistency.Effect) ([]consistency.Effect, error) {
 	out := effs[:0]
 	c.applied = 0
 	for _, e := range effs {
@@ -111,7 +119,7 @@ func (c *coordinator) step(now time.Duration, ev consistency.Event) ([]consisten
 			c.flush = nil
 			c.params = slices.Clone(c.srv.Params())
 		}
-		c.trace.Add(consistency.Record{At: now, Kind: consistency.RecStop})
+		c.rec.Stopped(now)
 	}
 	return out, nil
 }
@@ -127,20 +135,18 @@ func (c *coordinator) commit(now time.Duration, w consistency.WorkerID, seq, clo
 	if _, dup := c.deltas[id]; dup {
 		return nil, fmt.Errorf("harness: worker %d commit %d is already held: %w", w, seq, consistency.ErrDuplicate)
 	}
-	c.deltas[id] = d
-	n := len(c.trace.Records)
-	c.trace.Add(consistency.Record{At: now, Kind: consistency.RecCommit, Worker: w, Seq: seq, Clock: clock, Version: v, Points: d.Count})
-	if h := c.held[id]; h != nil {
-		c.trace.Add(consistency.Record{At: now, Kind: consistency.RecHeld, Worker: w, Clock: clock, Held: h})
-	}
-	effs, err := c.step(now, consistency.Event{Kind: consistency.EvCommit, Worker: w, Seq: seq, Version: v, Points: d.Count})
+	ev := consistency.Event{Kind: consistency.EvCommit, Worker: w, Seq: seq, Version: v, Points: d.Count, Now: now}
+	effs, err := c.model.Step(ev)
 	if err != nil {
-		delete(c.deltas, id)
-		c.trace.Records = c.trace.Records[:n]
 		return nil, err
 	}
-	delete(c.held, id)
-	return effs, nil
+	c.deltas[id] = d
+	c.rec.Accepted(now, ev, clock)
+	if h := c.held[id]; h != nil {
+		c.rec.Held(now, w, clock, h)
+		delete(c.held, id)
+	}
+	return c.carry(now, ev, effs)
 }
 
 func (c *coordinator) apply(now time.Duration, e consistency.Effect) error {
@@ -173,7 +179,7 @@ func (c *coordinator) apply(now time.Duration, e consistency.Effect) error {
 	c.points += int64(c.merged.Count)
 	c.params = slices.Clone(c.srv.Params())
 	c.applied += len(c.params)
-	c.trace.Add(consistency.Record{At: now, Kind: consistency.RecApply, Version: e.Version, Deltas: e.Deltas, Final: e.Final})
+	c.rec.Applied(now, e)
 	if c.onApply != nil {
 		c.onApply(e)
 	}
@@ -191,7 +197,7 @@ func (c *coordinator) addFlush(fl *algorithms.Delta) error {
 
 // read records that worker w started computing the release e.
 func (c *coordinator) read(now time.Duration, e consistency.Effect) {
-	c.trace.Add(consistency.Record{At: now, Kind: consistency.RecRead, Worker: e.Worker, Clock: e.Clock, Version: e.Version})
+	c.rec.Released(now, e)
 }
 
 // snapshot keeps the current parameters for a later objective evaluation.

@@ -43,13 +43,13 @@ func TestCoordinatorRefusesBadCommits(t *testing.T) {
 	wrong := algorithms.NewDelta(algorithms.Layout{Params: 3, Delta: 4})
 	wrong.Count = 1
 	for _, bad := range []*algorithms.Delta{nan, wrong, nil} {
-		before := len(c.trace.Records)
+		before := c.rec.Len()
 		if _, err := c.commit(1, 0, 1, 0, 0, bad); err == nil {
 			t.Fatal("bad delta accepted")
 		} else if want := "worker 0 commit 1"; !strings.Contains(err.Error(), want) {
 			t.Fatalf("error %q does not name %q", err, want)
 		}
-		if len(c.trace.Records) != before || len(c.deltas) != 0 {
+		if c.rec.Len() != before || len(c.deltas) != 0 {
 			t.Fatal("a refused delta changed the coordinator")
 		}
 	}

@@ -186,6 +186,27 @@ type Experiment struct {
 	// Progress, if set, is called from the run's goroutine every ~10% of
 	// Duration.
 	Progress func(Progress)
+
+	// bugs are deliberate faults that this package's tests switch on to
+	// show that consistency.Check catches each way a runtime can lose a
+	// delta. Always zero outside those tests.
+	bugs mutations
+}
+
+// mutations are plausible runtime bugs, each off by default.
+type mutations struct {
+	// dropBusyCommit (virtual): a commit that arrives while the
+	// coordinator is busy is dropped instead of queued.
+	dropBusyCommit bool
+	// noResend (real): a worker sends each commit once and never again.
+	noResend bool
+	// anyAck (real): a worker takes any acknowledgement, even a stale
+	// one for an earlier commit, as the confirmation of its commit.
+	anyAck bool
+	// globalDedup (real): the coordinator takes a commit whose sequence
+	// number is not above the highest it accepted from any worker for a
+	// duplicate, and acknowledges it without applying it.
+	globalDedup bool
 }
 
 // Progress reports how far a run has got.

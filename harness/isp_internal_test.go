@@ -46,7 +46,7 @@ func TestISPLeaverLosesNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := consistency.Check(st.coord.trace); err != nil {
+		if err := consistency.Check(st.coord.rec.Trace()); err != nil {
 			t.Fatal(err)
 		}
 		// θ_end − θ0 + Σ_remaining held = Σ u.

@@ -85,14 +85,14 @@ func runReal(ctx context.Context, e *Experiment, st *setupState) (*Result, error
 	start := time.Now()
 	workers := make([]*realWorker, len(st.shards))
 	for i, sh := range st.shards {
-		w := &realWorker{e: e, sh: sh, ep: eps[i], job: job, isp: st.isp}
+		w := &realWorker{e: e, sh: sh, ep: eps[i], job: job, isp: st.isp, rec: st.coord.rec, start: start}
 		workers[i] = w
 		g.Go(func() error { return w.run(gctx) })
 	}
 	rc := &realCoord{e: e, c: st.coord, ep: cep, start: start, job: job,
 		last: make([]*transport.Message, len(st.shards)), timer: -1, tune: st.tune, stop: st.stop, st: st,
 		sentAt: make([]time.Duration, len(st.shards)), timers: make([]time.Duration, len(st.shards)),
-		obs: make([]interval.Observation, len(st.shards))}
+		obs: make([]interval.Observation, len(st.shards)), accepted: make([]uint64, len(st.shards))}
 	loopErr := rc.loop(gctx)
 	stopWorkers()
 	werr := g.Wait()
@@ -114,7 +114,8 @@ func runReal(ctx context.Context, e *Experiment, st *setupState) (*Result, error
 		for i, w := range workers {
 			logs[i] = w.heldLog
 		}
-		mergeHeld(st.coord.trace, logs)
+		res.Trace = st.coord.rec.Trace()
+		mergeHeld(res.Trace, logs)
 		res.Held = st.isp.heldMass(nil)
 	}
 	return res, nil
@@ -142,6 +143,13 @@ type realCoord struct {
 	timers []time.Duration
 	obs    []interval.Observation
 	tuned  time.Duration
+	// accepted[w] is the highest sequence number of worker w's commits
+	// the coordinator accepted; maxSeq the highest of any worker's (for
+	// the globalDedup mutation only). draining is set once the run's
+	// time is up and the coordinator collects the commits still in flight.
+	accepted []uint64
+	maxSeq   uint64
+	draining bool
 }
 
 func (rc *realCoord) setInterval(now, eta time.Duration) error {
@@ -162,6 +170,9 @@ func (rc *realCoord) rollback(time.Duration, *saved) error {
 // afterRound runs the tuning after a round's apply, then delivers the
 // round's effects and the tuning's.
 func (rc *realCoord) afterRound(ctx context.Context, effs []consistency.Effect, begin bool) error {
+	if rc.draining {
+		return nil // the run is over: nobody is released again
+	}
 	if rc.tune != nil {
 		var err error
 		now := rc.now()
@@ -262,15 +273,78 @@ func (rc *realCoord) loop(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := rc.drain(ctx); err != nil {
+		return err
+	}
 	rc.end = rc.now()
 	if _, err := c.step(rc.end, consistency.Event{Kind: consistency.EvStop}); err != nil {
 		return err
 	}
 	c.snapshot(rc.end)
-	for i := range rc.last {
-		// Best effort: a worker whose stop is lost ends when its context is
-		// cancelled after the loop.
-		_ = rc.ep.Send(ctx, &transport.Message{Kind: transport.Stop, To: transport.NodeID(i), Job: rc.job, Reason: "run finished"})
+	return nil
+}
+
+// drainRetries bounds the drain: the coordinator collects the commits
+// still in flight for at most drainRetries × Retry.
+const drainRetries = 50
+
+// drain ends the run without losing a delta in flight: the coordinator
+// tells every worker to stop (again every Retry), keeps accepting
+// commits (their applies happen; nobody is released again), and ends
+// when every worker has reported, by a heartbeat, a last sequence number
+// it has accepted — or after drainRetries × Retry, when a commit it
+// never received shows in the trace as lost.
+func (rc *realCoord) drain(ctx context.Context) error {
+	rc.draining = true
+	rc.timer = -1
+	n := len(rc.last)
+	done, left := make([]bool, n), n
+	stops := func() error {
+		for i := range n {
+			if done[i] {
+				continue
+			}
+			m := &transport.Message{Kind: transport.Stop, To: transport.NodeID(i), Job: rc.job, Reason: "run finished"}
+			if err := rc.ep.Send(ctx, m); err != nil {
+				return fmt.Errorf("harness: stop to worker %d: %w", i, err)
+			}
+		}
+		return nil
+	}
+	deadline := rc.now() + drainRetries*rc.e.Retry
+	next := rc.now()
+	for left > 0 {
+		now := rc.now()
+		if now >= deadline {
+			break
+		}
+		if now >= next {
+			if err := stops(); err != nil {
+				return err
+			}
+			next = now + rc.e.Retry
+		}
+		rctx, cancel := context.WithTimeout(ctx, min(next, deadline)-now)
+		m, err := rc.ep.Recv(rctx)
+		cancel()
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case errors.Is(err, context.DeadlineExceeded):
+			continue
+		case err != nil:
+			return fmt.Errorf("harness: coordinator receive: %w", err)
+		}
+		if m.Kind == transport.Heartbeat && m.Job == rc.job && m.From >= 0 && int(m.From) < n {
+			if w := int(m.From); !done[w] && m.Seq <= rc.accepted[w] {
+				done[w] = true
+				left--
+			}
+			continue
+		}
+		if err := rc.handle(ctx, m); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -283,6 +357,9 @@ func (rc *realCoord) handle(ctx context.Context, m *transport.Message) error {
 	}
 	switch m.Kind {
 	case transport.Commit:
+		if rc.e.bugs.globalDedup && m.Seq <= rc.maxSeq {
+			return rc.ack(ctx, m) // the deliberate bug of a test
+		}
 		now := rc.now()
 		effs, err := rc.c.commit(now, w, m.Seq, m.Clock, consistency.Version(m.Version), m.Delta)
 		switch {
@@ -291,6 +368,8 @@ func (rc *realCoord) handle(ctx context.Context, m *transport.Message) error {
 		case err != nil:
 			return err
 		}
+		rc.accepted[w] = max(rc.accepted[w], m.Seq)
+		rc.maxSeq = max(rc.maxSeq, m.Seq)
 		if last := rc.last[w]; last != nil && last.Timer > 0 && last.Clock == m.Clock {
 			rc.observe(now, w, last.Timer, m.Points)
 		}
@@ -395,6 +474,10 @@ type realWorker struct {
 	// message format has no field for it).
 	isp     *ispState
 	heldLog []heldRecord
+	// rec records the worker's side of the trace: what it sent, what it
+	// took as accepted. start is the run's start, the trace's time origin.
+	rec   *consistency.Recorder
+	start time.Time
 }
 
 // chunk is how many points a real worker processes between checks for an
@@ -473,7 +556,7 @@ func (w *realWorker) run(ctx context.Context) error {
 			continue
 		case m.Kind == transport.Stop:
 			w.sh.stats.Wait += time.Since(waitFrom)
-			return nil
+			return w.finish(ctx, nil)
 		case m.Kind == transport.Reject:
 			return fmt.Errorf("harness: worker %d rejected: %s", w.sh.id, m.Reason)
 		case m.Kind != transport.Release || m.Clock < want:
@@ -481,14 +564,24 @@ func (w *realWorker) run(ctx context.Context) error {
 		}
 		w.sh.stats.Wait += time.Since(waitFrom)
 		commit, err := w.compute(ctx, m)
-		if err != nil || w.stopped.Load() {
+		switch {
+		case err != nil:
 			return err
+		case commit == nil:
+			// Stopped while computing: the unsent work is dropped.
+			return w.finish(ctx, nil)
 		}
 		waitFrom = time.Now()
 		want = m.Clock + 1
-		if stop, err := w.commit(ctx, commit); stop || err != nil {
+		pending, stop, err := w.commit(ctx, commit)
+		if stop || err != nil {
 			w.sh.stats.Wait += time.Since(waitFrom)
+		}
+		switch {
+		case err != nil:
 			return err
+		case stop:
+			return w.finish(ctx, pending)
 		}
 	}
 }
@@ -570,15 +663,22 @@ func (w *realWorker) compute(ctx context.Context, m *transport.Message) (*transp
 		}
 		paused += time.Since(p0)
 	}
-	seq := sh.nextSeq
+	if w.stopped.Load() {
+		return nil, nil // the run ended: what was computed is not sent
+	}
+	var h *consistency.Held
 	if iw != nil {
-		h, err := iw.finish(sh.id, w.delta, m.Points)
-		if err != nil {
+		var err error
+		if h, err = iw.finish(sh.id, w.delta, m.Points); err != nil {
 			return nil, err
 		}
-		if h != nil {
-			w.heldLog = append(w.heldLog, heldRecord{seq: seq, clock: m.Clock, held: h})
-		}
+	}
+	seq := w.rec.Sent(time.Since(w.start), sh.id, m.Clock, consistency.Version(m.Version), w.delta.Count)
+	if seq != sh.nextSeq {
+		return nil, fmt.Errorf("harness: worker %d commit %d: the recorder numbered it %d", sh.id, sh.nextSeq, seq)
+	}
+	if h != nil {
+		w.heldLog = append(w.heldLog, heldRecord{seq: seq, clock: m.Clock, held: h})
 	}
 	sh.stats.Busy += time.Since(t0)
 	sh.stats.Paused += paused
@@ -589,34 +689,82 @@ func (w *realWorker) compute(ctx context.Context, m *transport.Message) (*transp
 }
 
 // commit sends c until it is acknowledged (or a later release shows it was
-// accepted). It reports stop when the run ended meanwhile.
-func (w *realWorker) commit(ctx context.Context, c *transport.Message) (stop bool, err error) {
+// accepted), and records the confirmation. It reports stop when the run
+// ended meanwhile, with c as pending if it was not confirmed yet.
+func (w *realWorker) commit(ctx context.Context, c *transport.Message) (pending *transport.Message, stop bool, err error) {
 	for {
 		if err := w.ep.Send(ctx, c); err != nil {
-			return false, err
+			return nil, false, err
 		}
 		for {
 			m, err := w.recv(ctx)
 			switch {
 			case err != nil:
-				return false, err
+				return nil, false, err
 			case m == nil:
+				if w.e.bugs.noResend {
+					continue // the deliberate bug of a test
+				}
 				// No ack within Retry: send again.
-			case m.Kind == transport.Ack && m.Seq == c.Seq:
-				return false, nil
+			case m.Kind == transport.Ack && (m.Seq == c.Seq || w.e.bugs.anyAck):
+				w.confirm(c.Seq)
+				return nil, false, nil
 			case m.Kind == transport.Release && m.Clock > c.Clock:
 				w.held, w.heldAt = m, w.got
-				return false, nil
+				w.confirm(c.Seq)
+				return nil, false, nil
 			case m.Kind == transport.Stop:
-				return true, nil
+				return c, true, nil
 			case m.Kind == transport.Reject:
-				return false, fmt.Errorf("harness: worker %d commit %d rejected: %s", w.sh.id, c.Seq, m.Reason)
+				return nil, false, fmt.Errorf("harness: worker %d commit %d rejected: %s", w.sh.id, c.Seq, m.Reason)
 			default:
 				continue // a stale ack or release
 			}
 			break
 		}
 	}
+}
+
+func (w *realWorker) confirm(seq uint64) { w.rec.Confirmed(time.Since(w.start), w.sh.id, seq) }
+
+// finish answers the coordinator's stop until the run's context ends: it
+// sends its unconfirmed commit pending (if any) until it is acknowledged,
+// then heartbeats naming the last sequence number it sent, every Retry
+// and at every message, so the coordinator's drain knows nothing of this
+// worker is in flight.
+func (w *realWorker) finish(ctx context.Context, pending *transport.Message) error {
+	resend := !w.e.bugs.noResend
+	for {
+		var out *transport.Message
+		switch {
+		case pending == nil:
+			out = &transport.Message{Kind: transport.Heartbeat, To: transport.Coordinator, Job: w.job, Seq: w.rec.LastSent(w.sh.id)}
+		case resend:
+			out = pending
+			resend = !w.e.bugs.noResend
+		}
+		if out != nil {
+			if err := w.ep.Send(ctx, out); err != nil {
+				return ignoreCancel(ctx, err)
+			}
+		}
+		m, err := w.recv(ctx)
+		switch {
+		case err != nil:
+			return ignoreCancel(ctx, err)
+		case pending != nil && m != nil && m.Kind == transport.Ack && (m.Seq == pending.Seq || w.e.bugs.anyAck):
+			w.confirm(pending.Seq)
+			pending = nil
+		}
+	}
+}
+
+// ignoreCancel returns nil for an error caused by ctx's end, else err.
+func ignoreCancel(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
 }
 
 // pause sleeps d unless an interrupt or the deadline (if not zero) comes

@@ -49,11 +49,11 @@ func TestReplicasLedger(t *testing.T) {
 		if _, err := simulate(context.Background(), &e, st); err != nil {
 			t.Fatal(err)
 		}
-		if err := consistency.Check(st.coord.trace); err != nil {
+		if err := consistency.Check(st.coord.rec.Trace()); err != nil {
 			t.Fatal(err)
 		}
 		applied := map[consistency.DeltaID]bool{}
-		for _, r := range st.coord.trace.Records {
+		for _, r := range st.coord.rec.Trace().Records {
 			if r.Kind == consistency.RecApply {
 				for _, id := range r.Deltas {
 					applied[id] = true

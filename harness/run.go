@@ -181,7 +181,9 @@ func finish(ctx context.Context, e *Experiment, st *setupState, res *Result) err
 		res.Intervals = st.tune.log
 	}
 	res.StoppedBy = st.stop.reason
-	res.Trace = st.coord.trace
+	if res.Trace == nil {
+		res.Trace = st.coord.rec.Trace()
+	}
 	res.Theta = st.coord.params
 	return nil
 }

@@ -1,9 +1,11 @@
 package harness
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/syncmodels/syncmodels/algorithms"
@@ -124,6 +126,11 @@ type sim struct {
 	// tuned is the interval the tuner set during the current
 	// afterRound, 0 if none (semi-centralized rounds take it at once).
 	tuned time.Duration
+	// unconfirmed[w] is the sequence number of worker w's latest commit
+	// until a release shows it was accepted (0: none); sentClock[w] is
+	// its clock.
+	unconfirmed []uint64
+	sentClock   []uint64
 }
 
 func (s *sim) setInterval(now, eta time.Duration) error {
@@ -242,7 +249,8 @@ func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, erro
 	s := &sim{e: e, st: st, waitFrom: make([]time.Duration, len(st.shards)),
 		runs: make([]simRun, len(st.shards)), timer: -1,
 		sentAt: make([]time.Duration, len(st.shards)), timers: make([]time.Duration, len(st.shards)),
-		obs: make([]interval.Observation, len(st.shards)), gone: make([]bool, len(st.shards)), inflight: make([]uint64, len(st.shards))}
+		obs: make([]interval.Observation, len(st.shards)), gone: make([]bool, len(st.shards)), inflight: make([]uint64, len(st.shards)),
+		unconfirmed: make([]uint64, len(st.shards)), sentClock: make([]uint64, len(st.shards))}
 	var err error
 	if s.mig, err = newMigration(e, st); err != nil {
 		return nil, err
@@ -295,6 +303,9 @@ func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, erro
 			}
 		case simCommit:
 			if s.busy > s.now {
+				if e.bugs.dropBusyCommit {
+					continue // the deliberate bug of a test: the commit is lost
+				}
 				// The coordinator handles one message at a time.
 				ev.t = s.busy
 				s.push(ev)
@@ -512,6 +523,12 @@ func (s *sim) start(ev *simEvent) {
 	sh := s.st.shards[ev.w]
 	s.inflight[ev.w]--
 	s.st.coord.read(s.now, ev.eff)
+	if seq := s.unconfirmed[ev.w]; seq != 0 && ev.eff.Clock > s.sentClock[ev.w] {
+		// A release of a later clock shows the worker its commit was
+		// accepted.
+		s.st.coord.rec.Confirmed(s.now, ev.w, seq)
+		s.unconfirmed[ev.w] = 0
+	}
 	if !s.runs[ev.w].active {
 		sh.stats.Wait += s.now - s.waitFrom[ev.w]
 	}
@@ -589,8 +606,12 @@ func (s *sim) done(ev *simEvent) error {
 	sh.stats.Paused += busy - time.Duration(r.k)*s.e.Cost.PointCost
 	sh.stats.Points += int64(r.k)
 	sh.stats.Commits++
-	seq := sh.nextSeq
+	seq := s.st.coord.rec.Sent(s.now, ev.w, r.clock, r.ver, d.Count)
+	if seq != sh.nextSeq {
+		return fmt.Errorf("harness: worker %d commit %d: the recorder numbered it %d", ev.w, sh.nextSeq, seq)
+	}
 	sh.nextSeq++
+	s.unconfirmed[ev.w], s.sentClock[ev.w] = seq, r.clock
 	s.waitFrom[ev.w] = s.now
 	var arrive time.Duration
 	if s.store != nil {
@@ -606,6 +627,19 @@ func (s *sim) done(ev *simEvent) error {
 // last snapshot and counts the waits still open.
 func (s *sim) end() (*Result, error) {
 	c := s.st.coord
+	// Commits still on their way are abandoned with the run: the workers
+	// sent them, the coordinator will never see them. Read from the event
+	// queue, so a commit the simulator lost is not among them.
+	var flying []*simEvent
+	for _, ev := range s.q {
+		if ev.kind == simCommit {
+			flying = append(flying, ev)
+		}
+	}
+	slices.SortFunc(flying, func(a, b *simEvent) int { return cmp.Or(cmp.Compare(a.w, b.w), cmp.Compare(a.seqNo, b.seqNo)) })
+	for _, ev := range flying {
+		c.rec.Abandoned(s.now, ev.w, ev.seqNo, "in flight when the run ended")
+	}
 	if _, err := c.step(s.now, consistency.Event{Kind: consistency.EvStop}); err != nil {
 		return nil, err
 	}

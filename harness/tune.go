@@ -194,6 +194,6 @@ func restoreShards(now time.Duration, c *coordinator, shards []*shard, s *saved)
 	for i := s.snaps; i < len(c.snaps); i++ {
 		c.snaps[i].theta, c.snaps[i].version = s.params, s.version
 	}
-	c.trace.Add(consistency.Record{At: now, Kind: consistency.RecRollback, Version: s.version})
+	c.rec.RolledBack(now, s.version)
 	return nil
 }

@@ -1,0 +1,131 @@
+package consistency
+
+import (
+	"slices"
+	"sync"
+	"time"
+)
+
+// Recorder writes a run's Trace from what its driver did, one method per
+// thing done, so that a driver records what it carried out rather than
+// what the model decided: Released after a release was sent, Applied after
+// an apply was carried out, Accepted after the model took a commit. The
+// workers' side (Sent, Confirmed, Abandoned) makes Check prove that no
+// delta was lost between a worker and the coordinator (Trace.WorkerSide).
+//
+// A Recorder is safe for concurrent use: a goroutine runtime's workers
+// record their side while the coordinator records its own. Records keep
+// the order of the calls, so a record written after a message was
+// received follows the one written before it was sent.
+type Recorder struct {
+	mu   sync.Mutex
+	t    Trace
+	sent map[WorkerID]uint64 // each worker's latest Sent sequence number
+}
+
+// NewRecorder returns a recorder of a run under spec whose initial members
+// are workers. workerSide sets Trace.WorkerSide: the driver promises to
+// record every delta its workers send (Sent) and what became of it
+// (Confirmed or Abandoned).
+func NewRecorder(spec Spec, workers []WorkerID, workerSide bool) *Recorder {
+	return &Recorder{t: Trace{Spec: spec, Workers: slices.Clone(workers), WorkerSide: workerSide}, sent: map[WorkerID]uint64{}}
+}
+
+func (r *Recorder) add(rec Record) {
+	r.mu.Lock()
+	r.t.Records = append(r.t.Records, rec)
+	r.mu.Unlock()
+}
+
+// Released records that the driver delivered the release e (an EfRelease):
+// worker e.Worker computes clock e.Clock on version e.Version.
+func (r *Recorder) Released(at time.Duration, e Effect) {
+	r.add(Record{At: at, Kind: RecRead, Worker: e.Worker, Clock: e.Clock, Version: e.Version})
+}
+
+// Accepted records that the model accepted the commit ev (an EvCommit) of
+// the worker's clock clock. Record it once the model's Step returned
+// without error, before carrying out the effects Step returned.
+func (r *Recorder) Accepted(at time.Duration, ev Event, clock uint64) {
+	r.add(Record{At: at, Kind: RecCommit, Worker: ev.Worker, Seq: ev.Seq, Clock: clock, Version: ev.Version, Points: ev.Points})
+}
+
+// Applied records that the driver carried out the apply e (an EfApply).
+func (r *Recorder) Applied(at time.Duration, e Effect) {
+	r.add(Record{At: at, Kind: RecApply, Version: e.Version, Deltas: slices.Clone(e.Deltas), Final: e.Final})
+}
+
+// Joined and Left record a membership change the model accepted.
+func (r *Recorder) Joined(at time.Duration, w WorkerID) {
+	r.add(Record{At: at, Kind: RecJoin, Worker: w})
+}
+
+// Left records that worker w left (EvLeave accepted).
+func (r *Recorder) Left(at time.Duration, w WorkerID) {
+	r.add(Record{At: at, Kind: RecLeave, Worker: w})
+}
+
+// Stopped records the end of the run, after the final apply.
+func (r *Recorder) Stopped(at time.Duration) { r.add(Record{At: at, Kind: RecStop}) }
+
+// RolledBack records that the server and workers returned to the state
+// of version v (RecRollback).
+func (r *Recorder) RolledBack(at time.Duration, v Version) {
+	r.add(Record{At: at, Kind: RecRollback, Version: v})
+}
+
+// Held records what an ISP worker holds back right after its step clock.
+func (r *Recorder) Held(at time.Duration, w WorkerID, clock uint64, h *Held) {
+	r.add(Record{At: at, Kind: RecHeld, Worker: w, Clock: clock, Held: h})
+}
+
+// Sent records, on the worker's side, that worker w sent its next delta
+// (computed as clock clock on version v over points points), and returns
+// the sequence number the Recorder gave it: 1, 2, 3, … per worker, so
+// that the driver cannot reuse or skip one.
+func (r *Recorder) Sent(at time.Duration, w WorkerID, clock uint64, v Version, points int) uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	seq := r.sent[w] + 1
+	r.sent[w] = seq
+	r.t.Records = append(r.t.Records, Record{At: at, Kind: RecSend, Worker: w, Seq: seq, Clock: clock, Version: v, Points: points})
+	return seq
+}
+
+// LastSent returns worker w's latest Sent sequence number (0 if none).
+func (r *Recorder) LastSent(w WorkerID) uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.sent[w]
+}
+
+// Confirmed records, on the worker's side, that worker w took its delta
+// seq as accepted (an acknowledgement, or a release implying it) and
+// stopped sending it.
+func (r *Recorder) Confirmed(at time.Duration, w WorkerID, seq uint64) {
+	r.add(Record{At: at, Kind: RecConfirm, Worker: w, Seq: seq})
+}
+
+// Abandoned records, on the worker's side, that worker w deliberately gave
+// up its unconfirmed delta seq, for reason (it left, was evicted, the run
+// ended with the delta in flight).
+func (r *Recorder) Abandoned(at time.Duration, w WorkerID, seq uint64, reason string) {
+	r.add(Record{At: at, Kind: RecAbandon, Worker: w, Seq: seq, Reason: reason})
+}
+
+// Len returns the number of records so far.
+func (r *Recorder) Len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.t.Records)
+}
+
+// Trace returns a copy of the trace recorded so far.
+func (r *Recorder) Trace() *Trace {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t := r.t
+	t.Workers = slices.Clone(r.t.Workers)
+	t.Records = slices.Clone(r.t.Records)
+	return &t
+}
