@@ -38,19 +38,20 @@ func (a *accum) span(b int32) (int, int) {
 	return lo, min(lo+a.l.Block, a.l.Delta)
 }
 
-// validate reports the first problem that adding local to the accumulator
-// would cause — a non-finite local entry, a sum that overflows, or (when f32
-// is set) a sum too large for float32 — without changing anything.
-func (a *accum) validate(local *algorithms.Delta, f32 bool) error {
+// validate reports the first problem that adding vec (its blocks, for a
+// sparse accumulator) to the accumulator would cause — a non-finite entry,
+// named what, a sum that overflows, or (when f32 is set) a sum too large
+// for float32 — without changing anything.
+func (a *accum) validate(vec []float64, blocks []int32, what string, f32 bool) error {
 	check := func(lo, hi int) error {
-		acc, loc := a.acc[lo:hi], local.Vec[lo:hi]
+		acc, loc := a.acc[lo:hi], vec[lo:hi]
 		for k, v := range loc {
 			s := acc[k] + v // acc is finite, so s is finite iff v and the sum are
 			if s-s == 0 {
 				continue
 			}
 			if !finite(v) {
-				return nonFinite("delta", lo+k, v)
+				return nonFinite(what, lo+k, v)
 			}
 			return nonFinite("accumulated delta", lo+k, s)
 		}
@@ -66,7 +67,7 @@ func (a *accum) validate(local *algorithms.Delta, f32 bool) error {
 	if !a.sparse() {
 		return check(0, a.l.Delta)
 	}
-	for _, b := range local.Blocks() {
+	for _, b := range blocks {
 		lo, hi := a.span(b)
 		if err := check(lo, hi); err != nil {
 			return err
@@ -75,18 +76,18 @@ func (a *accum) validate(local *algorithms.Delta, f32 bool) error {
 	return nil
 }
 
-// add adds local, already validated, into the accumulator and holds its
-// blocks.
-func (a *accum) add(local *algorithms.Delta) {
+// add adds vec (its blocks, for a sparse accumulator), already validated,
+// into the accumulator and holds its blocks.
+func (a *accum) add(vec []float64, blocks []int32) {
 	if !a.sparse() {
-		for i, v := range local.Vec {
+		for i, v := range vec {
 			a.acc[i] += v
 		}
 		return
 	}
-	for _, b := range local.Blocks() {
+	for _, b := range blocks {
 		lo, hi := a.span(b)
-		acc, loc := a.acc[lo:hi], local.Vec[lo:hi]
+		acc, loc := a.acc[lo:hi], vec[lo:hi]
 		for k, v := range loc {
 			acc[k] += v
 		}
@@ -173,6 +174,22 @@ func (a *accum) held() Held {
 	})
 	h.L2 = h.LInf * math.Sqrt(ss)
 	return h
+}
+
+// flushInto moves every held entry into dst, resized to the layout's
+// length and zero elsewhere, and returns it.
+func (a *accum) flushInto(dst []float64) []float64 {
+	dst = zeroed(dst, a.l.Delta)
+	a.rangeHeld(func(i int, v float64) bool {
+		dst[i] = v
+		return true
+	})
+	clear(a.acc)
+	for _, b := range a.blocks {
+		a.pos[b] = -1
+	}
+	a.blocks = a.blocks[:0]
+	return dst
 }
 
 // flush moves every held entry into a new delta with Count 0.

@@ -116,6 +116,18 @@
 // every update is eventually sent. Every held entry competes, including
 // entries of sparse blocks not touched this step.
 //
+// # Plain vectors
+//
+// A caller whose updates are a plain []float64 — its own SGD loop, no
+// algorithms.Delta — uses TopKVec and QSGDVec: the same filters with
+// Step(dst, x) on slices of a fixed length, and Flush, Held and RangeHeld
+// as on a Filter. They are the implementation: TopK and QSGDFilter run
+// them over a delta's entries, and for a delta whose dense form is x they
+// send exactly what the vector forms send for x (the tests check it bit
+// for bit, dense and sparse layouts, with the same seeds). Significance
+// needs the replica and the step count of a sync model, and stays on
+// deltas.
+//
 // # QSGD
 //
 // QSGD.Quantize maps x to signed levels l_i ∈ [−s, s]: with N = ‖x‖ and

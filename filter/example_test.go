@@ -126,3 +126,51 @@ func ExampleAppendDelta() {
 	// float64: 116 bytes for 12 entries (dense float64: 32000); decoded blocks [7 8 900] count 2
 	// float32: 68 bytes for 12 entries (dense float64: 32000); decoded blocks [7 8 900] count 2
 }
+
+// Top-k with error feedback on a plain []float64, no layout or delta: the
+// gradient's largest entry is sent each step, the rest is held and
+// competes again.
+func ExampleTopKVec() {
+	f, err := filter.NewTopKVec(filter.TopKVecConfig{Len: 3, K: 1})
+	if err != nil {
+		panic(err)
+	}
+	var send []float64 // reused across steps
+	for _, g := range [][]float64{{1, -3, 2}, {0.5, 0, 0}, {0, 0, 0}} {
+		if send, err = f.Step(send, g); err != nil {
+			panic(err)
+		}
+		var held []float64
+		f.RangeHeld(func(i int, v float64) bool { held = append(held, float64(i), v); return true })
+		fmt.Printf("send %v  held (index, value) %v\n", send, held)
+	}
+	// Output:
+	// send [0 -3 0]  held (index, value) [0 1 2 2]
+	// send [0 0 2]  held (index, value) [0 1.5]
+	// send [1.5 0 0]  held (index, value) []
+}
+
+// QSGD with error feedback on a plain []float64: each step sends the
+// quantised gradient (8-bit levels, L∞ norm) and holds the quantisation
+// error, which the next step adds back; the packed levels are what goes on
+// the wire.
+func ExampleQSGDVec() {
+	f, err := filter.NewQSGDVec(filter.QSGDVecConfig{
+		Len: 3, QSGD: filter.QSGD{Levels: 3}, ErrorFeedback: true, Rand: rand.New(rand.NewPCG(1, 2)),
+	})
+	if err != nil {
+		panic(err)
+	}
+	var send []float64
+	for range 3 {
+		if send, err = f.Step(send, []float64{0.5, -1, 0.25}); err != nil {
+			panic(err)
+		}
+		b, _ := f.Quantized().MarshalBinary()
+		fmt.Printf("send %.4f  levels %v  %d bytes  held L∞ %.4f\n", send, f.Quantized().L, len(b), f.Held().LInf)
+	}
+	// Output:
+	// send [0.3333 -1.0000 0.3333]  levels [1 -3 1]  14 bytes  held L∞ 0.1667
+	// send [0.6667 -1.0000 0.0000]  levels [2 -3 0]  14 bytes  held L∞ 0.1667
+	// send [0.6667 -1.0000 0.3333]  levels [2 -3 1]  14 bytes  held L∞ 0.1667
+}

@@ -85,6 +85,10 @@ var (
 	// ErrMalformed reports an encoding that does not decode; the wrapping
 	// error names the field, the offset or the entry at fault.
 	ErrMalformed = errors.New("filter: malformed encoding")
+	// ErrLength reports a plain vector (TopKVec, QSGDVec) of the wrong
+	// length; the wrapping error names both lengths. A Delta of the wrong
+	// shape wraps algorithms.ErrLayout instead.
+	ErrLength = errors.New("filter: length mismatch")
 )
 
 func nonFinite(what string, i int, v float64) error {

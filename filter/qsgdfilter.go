@@ -1,7 +1,6 @@
 package filter
 
 import (
-	"fmt"
 	"math/rand/v2"
 
 	"github.com/syncmodels/syncmodels/algorithms"
@@ -39,11 +38,8 @@ type QSGDFilterConfig struct {
 // The replica is not used.
 type QSGDFilter struct {
 	cfg   QSGDFilterConfig
-	acc   accum
+	vec   *QSGDVec
 	out   *algorithms.Delta
-	x     []float64
-	idx   []int32 // candidate indices of the last step; nil for dense layouts
-	q     Quantized
 	count int // Count of the last step's send
 }
 
@@ -54,16 +50,12 @@ func NewQSGDFilter(cfg QSGDFilterConfig) (*QSGDFilter, error) {
 	if err := checkLayout(cfg.Layout); err != nil {
 		return nil, err
 	}
-	var err error
-	if cfg.QSGD, err = cfg.QSGD.withDefaults(); err != nil {
+	vec, err := newQSGDVec(cfg.Layout, cfg.QSGD, cfg.ErrorFeedback, cfg.Rand)
+	if err != nil {
 		return nil, err
 	}
-	if cfg.Rand == nil {
-		return nil, fmt.Errorf("filter: QSGD filter needs Rand: %w", ErrConfig)
-	}
-	f := &QSGDFilter{cfg: cfg, acc: newAccum(cfg.Layout), out: algorithms.NewDelta(cfg.Layout)}
-	f.q = Quantized{Norm: cfg.QSGD.Norm, Levels: cfg.QSGD.Levels}
-	return f, nil
+	cfg.QSGD = vec.q
+	return &QSGDFilter{cfg: cfg, vec: vec, out: algorithms.NewDelta(cfg.Layout)}, nil
 }
 
 // Config returns the configuration, defaults filled in.
@@ -75,61 +67,29 @@ func (f *QSGDFilter) Layout() algorithms.Layout { return f.cfg.Layout }
 // Step adds local to the accumulator, quantises every held entry and sends
 // the nonzero levels, decoded. The draws are taken in increasing index
 // order. replica is not used and may be nil. See Filter.Step for ownership,
-// Count and errors.
+// Count and errors. QSGDFilter runs QSGDVec over the delta's entries: for
+// a delta whose dense form is x, it sends what QSGDVec sends for x with
+// the same draws.
 func (f *QSGDFilter) Step(local *algorithms.Delta, replica []float64) (*algorithms.Delta, error) {
 	if err := checkLocal(f.cfg.Layout, local, replica, false); err != nil {
 		return nil, err
 	}
-	if err := f.acc.validate(local, false); err != nil {
+	blocks := local.Blocks()
+	if err := f.vec.acc.validate(local.Vec, blocks, "delta", false); err != nil {
 		return nil, err
 	}
-	f.acc.add(local)
-
-	acc := f.acc.acc
-	x := acc
-	f.idx = f.idx[:0]
-	if f.acc.sparse() {
-		f.x = f.x[:0]
-		for _, b := range f.acc.heldSorted() {
-			lo, hi := f.acc.span(b)
-			for i := lo; i < hi; i++ {
-				f.idx = append(f.idx, int32(i))
-			}
-			f.x = append(f.x, acc[lo:hi]...)
-		}
-		x = f.x
-	}
-	// x is finite (validated), the config valid and Rand set: no error.
-	if err := f.cfg.QSGD.Quantize(&f.q, x, f.cfg.Rand); err != nil {
-		return nil, err
-	}
-
 	out := f.out
 	out.Reset()
 	out.Count = local.Count
 	f.count = local.Count
-	for k, l := range f.q.L {
-		i := k
-		if f.acc.sparse() {
-			i = int(f.idx[k])
-		}
-		var v float64
-		if l != 0 {
-			v = f.q.Value(k)
-			out.Vec[i] = v
-			if f.acc.sparse() {
-				out.Touch(i / f.cfg.Layout.Block)
-			}
-		}
-		if f.cfg.ErrorFeedback {
-			acc[i] -= v
-		} else {
-			acc[i] = 0
-		}
+	if err := f.vec.step(local.Vec, blocks, out.Vec); err != nil {
+		return nil, err
 	}
-	if f.acc.sparse() {
-		for _, b := range f.acc.heldSorted() {
-			f.acc.settle(b)
+	if w := f.cfg.Layout.Block; w > 0 {
+		for k, l := range f.vec.lv.L {
+			if l != 0 {
+				out.Touch(f.vec.index(k) / w)
+			}
 		}
 	}
 	return out, nil
@@ -138,7 +98,7 @@ func (f *QSGDFilter) Step(local *algorithms.Delta, replica []float64) (*algorith
 // Quantized returns the last step's quantisation: the levels of the
 // entries it quantised, in increasing index order (every entry for a dense
 // layout). It is owned by the filter and valid until the next Step.
-func (f *QSGDFilter) Quantized() *Quantized { return &f.q }
+func (f *QSGDFilter) Quantized() *Quantized { return f.vec.Quantized() }
 
 // AppendMessage appends the wire encoding of the last step's send (as
 // DecodeDelta reads it) to b: the sent indices and their packed levels,
@@ -148,18 +108,18 @@ func (f *QSGDFilter) Quantized() *Quantized { return &f.q }
 func (f *QSGDFilter) AppendMessage(b []byte) []byte {
 	l := f.cfg.Layout
 	var idx []int32
-	if f.acc.sparse() {
-		idx = f.idx
+	if f.vec.acc.sparse() {
+		idx = f.vec.idx
 	}
-	return appendQSGDDelta(b, l.Delta, l.Block, f.count, idx, &f.q)
+	return appendQSGDDelta(b, l.Delta, l.Block, f.count, idx, &f.vec.lv)
 }
 
 // Flush returns everything held with Count 0 and empties the accumulator
 // (always empty without error feedback).
-func (f *QSGDFilter) Flush() *algorithms.Delta { return f.acc.flush() }
+func (f *QSGDFilter) Flush() *algorithms.Delta { return f.vec.acc.flush() }
 
 // Held summarises the accumulator.
-func (f *QSGDFilter) Held() Held { return f.acc.held() }
+func (f *QSGDFilter) Held() Held { return f.vec.Held() }
 
 // RangeHeld calls fn for every nonzero held entry in increasing index order.
-func (f *QSGDFilter) RangeHeld(fn func(i int, v float64) bool) { f.acc.rangeHeld(fn) }
+func (f *QSGDFilter) RangeHeld(fn func(i int, v float64) bool) { f.vec.RangeHeld(fn) }

@@ -238,9 +238,9 @@ func checkHeldBlocks(t *testing.T, step int, f Filter) {
 	case *Significance:
 		a = &f.acc
 	case *TopK:
-		a = &f.acc
+		a = &f.vec.acc
 	case *QSGDFilter:
-		a = &f.acc
+		a = &f.vec.acc
 	default:
 		t.Fatalf("unknown filter %T", f)
 	}
