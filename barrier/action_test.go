@@ -132,8 +132,8 @@ func TestOnReleaseByLeave(t *testing.T) {
 func TestTickWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ct := must(barrier.NewClockTable(0, 1, 2))
-		if _, err := ct.TickWait(context.Background(), 9); !errors.Is(err, barrier.ErrNotMember) {
-			t.Errorf("TickWait of a non-member = %v; want ErrNotMember", err)
+		if _, err := ct.TickWait(context.Background(), 9); !errors.Is(err, barrier.ErrUnknownWorker) {
+			t.Errorf("TickWait of a non-member = %v; want ErrUnknownWorker", err)
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		type res struct {
@@ -170,4 +170,13 @@ func TestTickWait(t *testing.T) {
 			t.Errorf("retried Wait = %v", r.err)
 		}
 	})
+}
+
+// Code written against the deprecated ErrNotMember still matches.
+func TestErrNotMemberIsErrUnknownWorker(t *testing.T) {
+	c := must(barrier.NewCyclic(1))
+	err := c.Leave(2)
+	if !errors.Is(err, barrier.ErrUnknownWorker) || !errors.Is(err, barrier.ErrNotMember) {
+		t.Errorf("Leave of a non-member = %v; want ErrUnknownWorker, alias ErrNotMember", err)
+	}
 }

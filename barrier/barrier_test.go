@@ -97,7 +97,7 @@ func TestErrorMessages(t *testing.T) {
 		err  error
 		want string
 	}{
-		{&barrier.WorkerError{Op: "Cyclic.Wait", Worker: 7, Err: barrier.ErrNotMember},
+		{&barrier.WorkerError{Op: "Cyclic.Wait", Worker: 7, Err: barrier.ErrUnknownWorker},
 			"barrier: Cyclic.Wait: worker 7: worker is not a member"},
 		{&barrier.WorkerError{Op: "Quorum.Wait", Worker: 2, Err: barrier.ErrLeft},
 			"barrier: Quorum.Wait: worker 2: worker left"},
@@ -211,8 +211,8 @@ func TestRoundsMembershipErrors(t *testing.T) {
 				err  error
 				want error
 			}{
-				{"Wait(9)", func() error { _, err := b.Wait(ctx, 9); return err }(), barrier.ErrNotMember},
-				{"Leave(9)", b.Leave(9), barrier.ErrNotMember},
+				{"Wait(9)", func() error { _, err := b.Wait(ctx, 9); return err }(), barrier.ErrUnknownWorker},
+				{"Leave(9)", b.Leave(9), barrier.ErrUnknownWorker},
 				{"Join(1)", func() error { _, err := b.Join(1); return err }(), barrier.ErrAlreadyMember},
 			} {
 				var we *barrier.WorkerError
@@ -343,8 +343,8 @@ func TestRoundsZeroValue(t *testing.T) {
 	for _, b := range []barrier.Barrier{new(barrier.Cyclic), new(barrier.Quorum)} {
 		synctest.Test(t, func(t *testing.T) {
 			ctx := context.Background()
-			if _, err := b.Wait(ctx, 1); !errors.Is(err, barrier.ErrNotMember) {
-				t.Errorf("%T: Wait by non-member = %v; want ErrNotMember", b, err)
+			if _, err := b.Wait(ctx, 1); !errors.Is(err, barrier.ErrUnknownWorker) {
+				t.Errorf("%T: Wait by non-member = %v; want ErrUnknownWorker", b, err)
 			}
 			for _, tt := range []struct {
 				w    barrier.WorkerID
@@ -376,8 +376,8 @@ func TestRoundsZeroValue(t *testing.T) {
 func TestClockTableZeroValue(t *testing.T) {
 	var ct barrier.ClockTable
 	ctx := context.Background()
-	if err := ct.Wait(ctx, 1, 0); !errors.Is(err, barrier.ErrNotMember) {
-		t.Errorf("Wait by non-member = %v; want ErrNotMember", err)
+	if err := ct.Wait(ctx, 1, 0); !errors.Is(err, barrier.ErrUnknownWorker) {
+		t.Errorf("Wait by non-member = %v; want ErrUnknownWorker", err)
 	}
 	if c, err := ct.Join(1); c != 0 || err != nil {
 		t.Errorf("Join(1) = %d, %v; want 0, nil", c, err)
@@ -451,8 +451,8 @@ func TestClockTableAdvance(t *testing.T) {
 	if got, _ := ct.Tick(1); got != math.MaxUint64 {
 		t.Errorf("Tick at MaxUint64 = %d; want it to saturate", got)
 	}
-	if _, err := ct.Advance(9, 1); !errors.Is(err, barrier.ErrNotMember) {
-		t.Errorf("Advance(9, 1) = %v; want ErrNotMember", err)
+	if _, err := ct.Advance(9, 1); !errors.Is(err, barrier.ErrUnknownWorker) {
+		t.Errorf("Advance(9, 1) = %v; want ErrUnknownWorker", err)
 	}
 }
 

@@ -88,7 +88,7 @@ func (t *ClockTable) need(clock uint64) uint64 {
 // If ctx ends first, Wait returns a *WaitError wrapping ctx.Err() whose
 // Missing lists the members that are too far behind, slowest first. If the
 // worker leaves while Wait is blocked, Wait returns an error wrapping
-// ErrLeft; Wait by a non-member one wrapping ErrNotMember, and a second
+// ErrLeft; Wait by a non-member one wrapping ErrUnknownWorker, and a second
 // concurrent Wait for the same worker one wrapping ErrBusy.
 //
 // Wait does not compare clock with worker's own clock: a worker whose clock
@@ -121,7 +121,7 @@ func (t *ClockTable) wait(ctx context.Context, op string, worker WorkerID, clock
 	p := t.members[worker]
 	if p == nil {
 		t.mu.Unlock()
-		return 0, &WorkerError{Op: op, Worker: worker, Err: ErrNotMember}
+		return 0, &WorkerError{Op: op, Worker: worker, Err: ErrUnknownWorker}
 	}
 	if p.busy.Load() {
 		t.mu.Unlock()
@@ -223,14 +223,14 @@ func (t *ClockTable) unblockLocked(p *clockParty) {
 }
 
 // Tick advances worker's clock by one (it completed an iteration) and
-// returns the new clock, or an error wrapping ErrNotMember. Clocks saturate
+// returns the new clock, or an error wrapping ErrUnknownWorker. Clocks saturate
 // at math.MaxUint64 rather than wrap.
 func (t *ClockTable) Tick(worker WorkerID) (clock uint64, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	p := t.members[worker]
 	if p == nil {
-		return 0, &WorkerError{Op: "ClockTable.Tick", Worker: worker, Err: ErrNotMember}
+		return 0, &WorkerError{Op: "ClockTable.Tick", Worker: worker, Err: ErrUnknownWorker}
 	}
 	if p.clock < math.MaxUint64 {
 		t.setLocked(p, p.clock+1)
@@ -239,7 +239,7 @@ func (t *ClockTable) Tick(worker WorkerID) (clock uint64, err error) {
 }
 
 // Advance raises worker's clock to clock if it is lower, and returns the
-// worker's clock, or an error wrapping ErrNotMember. Clocks never go back,
+// worker's clock, or an error wrapping ErrUnknownWorker. Clocks never go back,
 // so Advance is idempotent: a coordinator that learns clocks from messages
 // can apply a duplicated or reordered message twice without harm.
 func (t *ClockTable) Advance(worker WorkerID, clock uint64) (uint64, error) {
@@ -247,7 +247,7 @@ func (t *ClockTable) Advance(worker WorkerID, clock uint64) (uint64, error) {
 	defer t.mu.Unlock()
 	p := t.members[worker]
 	if p == nil {
-		return 0, &WorkerError{Op: "ClockTable.Advance", Worker: worker, Err: ErrNotMember}
+		return 0, &WorkerError{Op: "ClockTable.Advance", Worker: worker, Err: ErrUnknownWorker}
 	}
 	if clock > p.clock {
 		t.setLocked(p, clock)
@@ -316,13 +316,13 @@ func (t *ClockTable) Join(worker WorkerID) (clock uint64, err error) {
 
 // Leave removes worker; the minimum may rise and release waiters. A Wait of
 // worker that is blocked returns an error wrapping ErrLeft. Leave of a
-// non-member returns an error wrapping ErrNotMember.
+// non-member returns an error wrapping ErrUnknownWorker.
 func (t *ClockTable) Leave(worker WorkerID) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	p := t.members[worker]
 	if p == nil {
-		return &WorkerError{Op: "ClockTable.Leave", Worker: worker, Err: ErrNotMember}
+		return &WorkerError{Op: "ClockTable.Leave", Worker: worker, Err: ErrUnknownWorker}
 	}
 	delete(t.members, worker)
 	i := slices.Index(t.list, p)
@@ -350,13 +350,13 @@ func (t *ClockTable) Min() uint64 {
 	return t.min
 }
 
-// Clock returns worker's clock, or an error wrapping ErrNotMember.
+// Clock returns worker's clock, or an error wrapping ErrUnknownWorker.
 func (t *ClockTable) Clock(worker WorkerID) (uint64, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	p := t.members[worker]
 	if p == nil {
-		return 0, &WorkerError{Op: "ClockTable.Clock", Worker: worker, Err: ErrNotMember}
+		return 0, &WorkerError{Op: "ClockTable.Clock", Worker: worker, Err: ErrUnknownWorker}
 	}
 	return p.clock, nil
 }

@@ -33,7 +33,7 @@ func NewCyclic(workers ...WorkerID) (*Cyclic, error) {
 // If ctx ends first, Wait withdraws the arrival and returns a *WaitError
 // that names the workers still awaited and wraps ctx.Err(). If the worker
 // leaves while Wait is blocked, Wait returns an error wrapping ErrLeft. Wait
-// by a non-member returns an error wrapping ErrNotMember, and a second Wait
+// by a non-member returns an error wrapping ErrUnknownWorker, and a second Wait
 // for a worker whose Wait is in progress one wrapping ErrBusy.
 func (c *Cyclic) Wait(ctx context.Context, worker WorkerID) (round uint64, err error) {
 	return c.r.wait(ctx, "Cyclic.Wait", worker)
@@ -50,7 +50,7 @@ func (c *Cyclic) Join(worker WorkerID) (round uint64, err error) {
 // Leave removes worker from the members. The round in progress no longer
 // awaits it (and releases if it was the last awaited); a Wait of worker
 // that is blocked returns an error wrapping ErrLeft. Leave of a non-member
-// returns an error wrapping ErrNotMember.
+// returns an error wrapping ErrUnknownWorker.
 func (c *Cyclic) Leave(worker WorkerID) error {
 	return c.r.leave("Cyclic.Leave", worker)
 }

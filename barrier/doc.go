@@ -51,7 +51,7 @@
 // that is already done fails without arriving, as x/sync/semaphore does. Use
 // context deadlines for timeouts; the package reads no clock. Calls naming
 // a worker that is not a member, a second Join, or a second concurrent Wait
-// for one worker return a *WorkerError (ErrNotMember, ErrAlreadyMember,
+// for one worker return a *WorkerError (ErrUnknownWorker, ErrAlreadyMember,
 // ErrBusy) and change nothing. Constructors never panic: a worker listed
 // twice, a negative staleness or a quorum threshold out of range is an
 // *InputError wrapping ErrConfig.

@@ -13,8 +13,15 @@ type WorkerID int
 // Sentinel errors. Errors returned by the primitives wrap one of these (or a
 // context error) so that errors.Is works.
 var (
-	// ErrNotMember: the worker is not a member of the primitive.
-	ErrNotMember = errors.New("barrier: worker is not a member")
+	// ErrUnknownWorker: the worker is not a member of the primitive (never
+	// was, or left). The name is the one every package of the module uses
+	// for an unknown worker (docs/errors.md).
+	ErrUnknownWorker = errors.New("barrier: worker is not a member")
+	// ErrNotMember is the former name of ErrUnknownWorker, the same error.
+	//
+	// Deprecated: use ErrUnknownWorker. ErrNotMember will be removed no
+	// earlier than v0.2.0.
+	ErrNotMember = ErrUnknownWorker
 	// ErrAlreadyMember: Join of a worker that is already a member.
 	ErrAlreadyMember = errors.New("barrier: worker is already a member")
 	// ErrLeft: the worker left (Leave) while its Wait was blocked.
@@ -66,7 +73,7 @@ func checkWorkers(op string, workers []WorkerID) error {
 type WorkerError struct {
 	Op     string   // the method, e.g. "Cyclic.Wait"
 	Worker WorkerID // the worker the call named
-	Err    error    // ErrNotMember, ErrAlreadyMember, ErrBusy or ErrLeft
+	Err    error    // ErrUnknownWorker, ErrAlreadyMember, ErrBusy or ErrLeft
 }
 
 func (e *WorkerError) Error() string {

@@ -96,7 +96,7 @@ func (r *rounds) leave(op string, w WorkerID) error {
 	p := r.members[w]
 	if p == nil {
 		r.mu.Unlock()
-		return &WorkerError{Op: op, Worker: w, Err: ErrNotMember}
+		return &WorkerError{Op: op, Worker: w, Err: ErrUnknownWorker}
 	}
 	delete(r.members, w)
 	if p.join <= r.round {
@@ -212,7 +212,7 @@ func (r *rounds) wait(ctx context.Context, op string, w WorkerID) (uint64, error
 	p := r.members[w]
 	if p == nil {
 		r.mu.Unlock()
-		return 0, &WorkerError{Op: op, Worker: w, Err: ErrNotMember}
+		return 0, &WorkerError{Op: op, Worker: w, Err: ErrUnknownWorker}
 	}
 	if r.pendingLocked(p) {
 		r.mu.Unlock()

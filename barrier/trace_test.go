@@ -41,7 +41,7 @@ func describe(err error) string {
 		return waitPhrase(we.Err, strings.HasPrefix(we.Op, "ClockTable"), we.Round, we.Missing, we.Need)
 	case errors.Is(err, barrier.ErrLeft):
 		return "left"
-	case errors.Is(err, barrier.ErrNotMember):
+	case errors.Is(err, barrier.ErrUnknownWorker):
 		return "not a member"
 	case errors.Is(err, barrier.ErrAlreadyMember):
 		return "already a member"
