@@ -11,8 +11,13 @@ import (
 var (
 	// ErrNegative: a time, duration, price or count is negative.
 	ErrNegative = errors.New("cost: negative")
-	// ErrNotFinite: a price, time or ratio is NaN or ±Inf.
-	ErrNotFinite = errors.New("cost: not finite")
+	// ErrNonFinite: a price, time or ratio is NaN or ±Inf.
+	ErrNonFinite = errors.New("cost: not finite")
+	// ErrNotFinite is the former name of ErrNonFinite, the same error.
+	//
+	// Deprecated: use ErrNonFinite (docs/errors.md). ErrNotFinite will be
+	// removed no earlier than v0.2.0.
+	ErrNotFinite = ErrNonFinite
 	// ErrOrder: a lifetime stops before it starts, or starts before the
 	// previous lifetime of the same resource stopped, or trace times are not
 	// strictly increasing.

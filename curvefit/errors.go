@@ -10,8 +10,13 @@ import (
 var (
 	// ErrEmpty reports an empty matrix or sample.
 	ErrEmpty = errors.New("curvefit: empty input")
-	// ErrDimension reports inputs whose lengths or shapes disagree.
-	ErrDimension = errors.New("curvefit: dimension mismatch")
+	// ErrLength reports inputs whose lengths or shapes disagree.
+	ErrLength = errors.New("curvefit: dimension mismatch")
+	// ErrDimension is the former name of ErrLength, the same error.
+	//
+	// Deprecated: use ErrLength (docs/errors.md). ErrDimension will be
+	// removed no earlier than v0.2.0.
+	ErrDimension = ErrLength
 	// ErrNonFinite reports a NaN or ±Inf input value.
 	ErrNonFinite = errors.New("curvefit: non-finite value")
 	// ErrDomain reports a finite value outside the model's domain (a

@@ -11,8 +11,13 @@ var (
 	// ErrInput reports an input value out of its domain: a negative size,
 	// a NaN or negative speed, a time before the previous barrier.
 	ErrInput = errors.New("migrate: invalid input")
-	// ErrWorker reports a worker index outside 0..workers−1.
-	ErrWorker = errors.New("migrate: unknown worker")
+	// ErrUnknownWorker reports a worker index outside 0..workers−1.
+	ErrUnknownWorker = errors.New("migrate: unknown worker")
+	// ErrWorker is the former name of ErrUnknownWorker, the same error.
+	//
+	// Deprecated: use ErrUnknownWorker (docs/errors.md). ErrWorker will be
+	// removed no earlier than v0.2.0.
+	ErrWorker = ErrUnknownWorker
 	// ErrLength reports inputs whose lengths disagree.
 	ErrLength = errors.New("migrate: length mismatch")
 	// ErrWindow reports a window that is not open (never opened, already

@@ -27,8 +27,13 @@ var (
 	ErrUnknownWorker = errors.New("scalein: unknown worker")
 	// ErrDuplicateWorker reports a worker ID given twice.
 	ErrDuplicateWorker = errors.New("scalein: duplicate worker")
-	// ErrDimension reports slices whose lengths disagree, or none at all.
-	ErrDimension = errors.New("scalein: dimension mismatch")
+	// ErrLength reports slices whose lengths disagree, or none at all.
+	ErrLength = errors.New("scalein: dimension mismatch")
+	// ErrDimension is the former name of ErrLength, the same error.
+	//
+	// Deprecated: use ErrLength (docs/errors.md). ErrDimension will be
+	// removed no earlier than v0.2.0.
+	ErrDimension = ErrLength
 
 	// ErrTooFewSteps is the reason of a decision not taken because too few
 	// steps have been observed to estimate a step duration (d_P or d_p),
