@@ -1,6 +1,7 @@
 package filter
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -81,16 +82,16 @@ func (f *TopKVec) Len() int { return f.acc.l.Delta }
 // returns: the K largest held entries at their indices, zeros elsewhere
 // (fewer than K nonzeros when fewer entries are held). dst is resized to
 // Len (a nil dst allocates). x of the wrong length wraps ErrLength; a NaN
-// or ±Inf in x, or an accumulated entry that would overflow, is an
-// *algorithms.NonFiniteError naming the index (What "x" or "accumulated
-// delta"); a sum out of float32 range with Float32 wraps ErrRange. After
-// an error the filter and dst are unchanged.
+// or ±Inf in x, or an accumulated entry that would overflow, is an error
+// naming x[i] that wraps an *algorithms.NonFiniteError (What "x" or
+// "accumulated delta"); a sum out of float32 range with Float32 wraps
+// ErrRange. After an error the filter and dst are unchanged.
 func (f *TopKVec) Step(dst, x []float64) ([]float64, error) {
 	if err := f.checkX("TopKVec", x); err != nil {
 		return dst, err
 	}
 	if err := f.acc.validate(x, nil, "x", f.f32); err != nil {
-		return dst, err
+		return dst, vecError("TopKVec", err)
 	}
 	dst = zeroed(dst, len(x))
 	f.step(x, nil, dst)
@@ -102,6 +103,31 @@ func (f *TopKVec) checkX(op string, x []float64) error {
 		return fmt.Errorf("filter: %s.Step: x has %d entries, want %d (Len): %w", op, len(x), f.Len(), ErrLength)
 	}
 	return nil
+}
+
+// stepError is an error of a plain-vector Step: a message of this package
+// that names the entry, wrapping the *algorithms.NonFiniteError (or the
+// ErrRange error) it describes.
+type stepError struct {
+	msg string
+	err error
+}
+
+func (e *stepError) Error() string { return e.msg }
+func (e *stepError) Unwrap() error { return e.err }
+
+// vecError rewords an accumulator validation error for the plain-vector
+// API, in this package's words: x[i], not a delta entry.
+func vecError(op string, err error) error {
+	var nf *algorithms.NonFiniteError
+	if !errors.As(err, &nf) {
+		return err // ErrRange: already names the entry, in this package's words
+	}
+	msg := fmt.Sprintf("filter: %s.Step: x[%d] = %v: not finite", op, nf.Index, nf.Value)
+	if nf.What != "x" {
+		msg = fmt.Sprintf("filter: %s.Step: x[%d] makes the held entry %v: overflow", op, nf.Index, nf.Value)
+	}
+	return &stepError{msg: msg, err: err}
 }
 
 // zeroed returns dst resized to n entries, all zero.
@@ -288,7 +314,7 @@ func (f *QSGDVec) Step(dst, x []float64) ([]float64, error) {
 		return dst, fmt.Errorf("filter: QSGDVec.Step: x has %d entries, want %d (Len): %w", len(x), f.Len(), ErrLength)
 	}
 	if err := f.acc.validate(x, nil, "x", false); err != nil {
-		return dst, err
+		return dst, vecError("QSGDVec", err)
 	}
 	dst = zeroed(dst, len(x))
 	if err := f.step(x, nil, dst); err != nil {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/syncmodels/syncmodels/algorithms"
@@ -130,12 +131,24 @@ func TestVecErrors(t *testing.T) {
 		}
 		got, err = f.Step(dst, []float64{1, math.NaN(), 2})
 		var nf *algorithms.NonFiniteError
-		if !errors.As(err, &nf) || nf.Index != 1 || nf.What != "x" || !sameBits(got, []float64{7, 7, 7}) {
-			t.Errorf("%T.Step with a NaN = %v, %v; want dst unchanged and a NonFiniteError at x[1]", f, got, err)
+		if !errors.As(err, &nf) || nf.Index != 1 || nf.What != "x" || !sameBits(got, []float64{7, 7, 7}) ||
+			!strings.HasPrefix(err.Error(), "filter: ") || !strings.HasSuffix(err.Error(), ".Step: x[1] = NaN: not finite") {
+			t.Errorf("%T.Step with a NaN = %v, %v; want dst unchanged and an error naming x[1] that wraps a NonFiniteError", f, got, err)
 		}
 		if f.Held() != before {
 			t.Errorf("%T: refused steps changed what is held: %+v, was %+v", f, f.Held(), before)
 		}
+	}
+	// An entry that would overflow the accumulator is refused, naming it.
+	tk := must(NewTopKVec(TopKVecConfig{Len: 3, K: 1}))
+	// A tie sends x[0] and holds x[2] = MaxFloat64; adding it again overflows.
+	if _, err := tk.Step(nil, []float64{math.MaxFloat64, 0, math.MaxFloat64}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := tk.Step(nil, []float64{0, 0, math.MaxFloat64})
+	var nf *algorithms.NonFiniteError
+	if !errors.As(err, &nf) || nf.What != "accumulated delta" || !strings.HasSuffix(err.Error(), "x[2] makes the held entry +Inf: overflow") {
+		t.Errorf("overflowing Step = %v; want an error naming x[2] that wraps a NonFiniteError", err)
 	}
 	f := must(NewTopKVec(TopKVecConfig{Len: 2, K: 1, Float32: true}))
 	if _, err := f.Step(nil, []float64{1e300, 1}); !errors.Is(err, ErrRange) {
