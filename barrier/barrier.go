@@ -55,6 +55,14 @@ var (
 // before reading the result; the action also keeps Wait's signature, so
 // code written against Wait alone is unchanged.
 //
+// A Quorum's late members are the exception: they are not waiting, so
+// they run while the action does (that is the point of a quorum). Data
+// they read — the parameters — must not be written in place by the
+// action: let it publish a new copy (an atomic.Pointer to a fresh slice)
+// that workers load at the start of each step. Per-worker slots (each
+// worker's gradient) are safe if the action reads only the slots of
+// Release.Arrived: a late member writes its own slot for a later round.
+//
 // The price: the action runs while the barrier's lock is held. It must not
 // call the barrier's methods (it would deadlock), and while it runs the
 // barrier's other methods wait for it — which is what the round's waiters
