@@ -2,14 +2,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -55,6 +58,10 @@ var compareDefaults = struct {
 	syncs:    "bsp,ssp:3,asp,quorum:0.9,quorum:0.75",
 }
 
+// maxSnapshots bounds -duration / -eval-every: each snapshot is a pass
+// over the data after the run, and a stray unit (1ns) would take hours.
+const maxSnapshots = 10000
+
 // targetFraction is the share of the best run's improvement over θ0 that
 // the derived target asks for.
 const targetFraction = 0.99
@@ -92,19 +99,21 @@ type compareFlags struct {
 	// pointBytes is a data point's size on the wire (pointBytes of the
 	// loaded data), for data migration.
 	pointBytes int
+	// theta0, if set, is every run's θ0 (startPoint's, with -target).
+	theta0 []float64
 }
 
 func (f *compareFlags) register(fs *flag.FlagSet) {
-	f.workloadFlags.register(fs, workloadDefaults{algo: compareDefaults.algo, k: 10, lr: fmt.Sprintf("%g for lr, the algorithm's default for the others", compareDefaults.lr["lr"]),
+	f.workloadFlags.register(fs, workloadDefaults{algo: compareDefaults.algo, k: 10, lr: compareDefaults.lr,
 		seed: "data generation, θ0, sharding and which workers straggle"})
 	fs.IntVar(&f.workers, "workers", 16, "workers (one data shard each)")
-	fs.StringVar(&f.syncList, "sync", compareDefaults.syncs, "comma-separated sync models to compare: bsp, bsp:full, ssp:S, asp, quorum:F (fraction), quorum:K (count), fsp[:INTERVAL][:semi], isp[:V] (MLLess significance filter, V default 0.7); or the FSP paper's bspb, bspv (batch tuned by a pilot), fspb (binary-search interval), fspv (linear-fit interval), fspv+semi (with local timers), fspv+asyn (with data migration), fspv+opt (with local timers and data migration)")
+	fs.StringVar(&f.syncList, "sync", compareDefaults.syncs, fmt.Sprintf("comma-separated sync models to compare: bsp, bsp:full, ssp:S (S ≥ 0), asp, quorum:F (a fraction 0 < F ≤ 1 of the workers, rounded up), quorum:K (1 ≤ K ≤ -workers), fsp[:INTERVAL][:semi] (INTERVAL > 0, default %v), isp[:V] (MLLess significance filter, V ≥ 0, default %g); or the FSP paper's bspb, bspv (batch tuned by a pilot), fspb (binary-search interval), fspv (linear-fit interval), fspv+semi (with local timers), fspv+asyn (with data migration), fspv+opt (with local timers and data migration); MODEL+replicas runs bsp, ssp, asp or quorum in MLLess's replica design", consistency.DefaultInterval, consistency.DefaultThreshold))
 	fs.IntVar(&f.stragglers, "stragglers", 4, "how many workers straggle, drawn from -seed; 0 = none")
 	fs.StringVar(&f.kind, "straggler-kind", "injected", "injected (pause -tau after every -every points) or natural (-slowdown times slower)")
 	fs.DurationVar(&f.tau, "tau", 32*time.Millisecond, "injected straggler pause")
 	fs.IntVar(&f.every, "every", 1000, "injected stragglers pause after every this many points")
 	fs.Float64Var(&f.slowdown, "slowdown", 4, "natural straggler slowdown factor (≥ 1)")
-	fs.Func("target", "objective whose first crossing is the time to target; default: 99% of the best run's improvement over θ0", func(s string) error {
+	fs.Func("target", "objective whose first crossing is the time to target; it must be better than θ0's objective; default: 99% of the best run's improvement over θ0", func(s string) error {
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("want a finite number")
@@ -114,8 +123,8 @@ func (f *compareFlags) register(fs *flag.FlagSet) {
 	})
 	fs.StringVar(&f.clock, "clock", "virtual", "virtual (discrete-event simulation, reproducible) or real (goroutines, real sleeps)")
 	fs.DurationVar(&f.duration, "duration", compareDefaults.duration, "how long each run lasts (virtual or real time)")
-	fs.DurationVar(&f.evalEvery, "eval-every", 0, "interval between objective snapshots; 0 = -duration/100")
-	fs.IntVar(&f.batch, "batch", compareDefaults.batch, "points per commit per worker; 0 = a full pass over the worker's shard")
+	fs.DurationVar(&f.evalEvery, "eval-every", 0, fmt.Sprintf("interval between objective snapshots; 0 = -duration/100 (%v for the default -duration)", compareDefaults.duration/100))
+	fs.IntVar(&f.batch, "batch", compareDefaults.batch, "points per commit per worker; 0 = a full pass over the worker's shard (fsp, bsp:full and the FSP presets choose their own)")
 	fs.DurationVar(&f.pointCost, "point-cost", 10*time.Microsecond, "virtual compute time of one data point")
 	fs.DurationVar(&f.latency, "latency", 100*time.Microsecond, "virtual one-way message latency")
 	fs.Float64Var(&f.bandwidth, "bandwidth", 1.25e9, "virtual link bandwidth, bytes per second")
@@ -126,8 +135,8 @@ func (f *compareFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.storeBW, "store-bandwidth", 1.25e8, "with -indirect: the store's bandwidth shared by all workers, bytes per second")
 	fs.DurationVar(&f.signal, "signal", time.Millisecond, "with -indirect: one-way latency of a signalling-channel message")
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON (the scenario and runs[] with curves and per-worker stats) instead of the table")
-	fs.StringVar(&f.csvDir, "csv", "", "also write runs.csv, curves.csv and workers.csv into this directory (created)")
-	fs.StringVar(&f.plot, "plot", "", "also write a PNG plot of objective against time to this file")
+	fs.StringVar(&f.csvDir, "csv", "", "also write runs.csv, curves.csv and workers.csv into this directory (created); empty = none")
+	fs.StringVar(&f.plot, "plot", "", "also write a PNG plot of objective against time to this file (FILE.png); empty = none")
 }
 
 func (f *compareFlags) check() error {
@@ -152,6 +161,9 @@ func (f *compareFlags) check() error {
 		return fmt.Errorf("-duration %v: want > 0", f.duration)
 	case f.evalEvery < 0 || f.evalEvery > f.duration:
 		return fmt.Errorf("-eval-every %v: want 0 (default) or at most -duration (%v)", f.evalEvery, f.duration)
+	case f.evalEvery > 0 && f.duration/f.evalEvery > maxSnapshots:
+		return fmt.Errorf("-eval-every %v: %d snapshots of -duration %v, each a pass over the data; want at most %d (-eval-every ≥ %v)",
+			f.evalEvery, f.duration/f.evalEvery, f.duration, maxSnapshots, f.duration/maxSnapshots)
 	case f.batch < 0:
 		return fmt.Errorf("-batch %d: want ≥ 0 (0 = full pass)", f.batch)
 	case f.pointCost <= 0:
@@ -193,7 +205,11 @@ func (f *compareFlags) check() error {
 			p, err = p.withReplicas()
 		}
 		if err != nil {
-			return fmt.Errorf("-sync %q: %v", s, err)
+			return fmt.Errorf("-sync %q: %s; %s", s, syncReason(err), syncForms(f.workers))
+		}
+		if k, ok := quorumCount(p.spec); ok && k > f.workers {
+			return fmt.Errorf("-sync %s: a quorum of %d is more than the %d workers (-workers %d); want quorum:1 to quorum:%d, or a fraction such as quorum:0.75",
+				p.name, k, f.workers, f.workers, f.workers)
 		}
 		for _, o := range f.plans {
 			if o.name == p.name {
@@ -237,7 +253,7 @@ func (f *compareFlags) experiment(alg algorithms.Algorithm, spec consistency.Spe
 		Algorithm: alg, Sync: spec, Workers: f.workers, Batch: f.batch, Clock: f.clockKind,
 		Cost:     harness.CostModel{PointCost: f.pointCost, Latency: f.latency, Bandwidth: f.bandwidth},
 		Duration: f.duration, EvalEvery: f.evalEvery, Seed: f.seed, Shuffle: f.shuffle,
-		Target: f.target, HasTarget: f.hasTarget,
+		Target: f.target, HasTarget: f.hasTarget, Theta0: slices.Clone(f.theta0),
 	}
 	if f.stragglerKind != harness.NoStragglers {
 		e.Stragglers = harness.Stragglers{Kind: f.stragglerKind, Count: f.stragglers, Tau: f.tau, Every: f.every, Slowdown: f.slowdown}
@@ -264,39 +280,62 @@ type comparison struct {
 }
 
 func compare(args []string, stdout, stderr io.Writer) int {
+	code, _ := runCompare(args, stdout, stderr)
+	return code
+}
+
+// runCompare is compare; it also returns the comparison when the runs
+// ran, for tests to look past the printed labels.
+func runCompare(args []string, stdout, stderr io.Writer) (int, *comparison) {
+	const name = "syncbench compare"
 	var f compareFlags
-	fs := flag.NewFlagSet("syncbench compare", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stdout)
 	f.register(fs)
 	if code, ok := parseFlags(fs, args, f.check, stderr); !ok {
-		return code
+		return code, nil
+	}
+	fail := func(code int, err error) (int, *comparison) {
+		fmt.Fprintf(stderr, "%s: %v\n", name, oneLine(err))
+		return code, nil
+	}
+	if err := f.prepareOutputs(); err != nil {
+		return fail(1, err)
 	}
 	alg, d, err := f.load()
 	if err == nil {
-		f.pointBytes = pointBytes(d)
-		err = f.prepareOutputs()
+		err = checkWorkers(d, f.workers)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "syncbench compare: %v\n", oneLine(err))
-		return 1
+		return fail(1, err)
 	}
+	f.pointBytes = pointBytes(d)
+	if f.hasTarget {
+		var initial float64
+		if f.theta0, initial, err = startPoint(alg, f.seed); err != nil {
+			return fail(1, err)
+		}
+		if reached(initial, f.target, alg.Minimize()) {
+			return fail(2, fmt.Errorf("-target %g: θ0 already has objective %.6g (%s), so every run would reach the target at 0 s; want a target %s %.6g",
+				f.target, initial, betterWord(alg.Minimize()), map[bool]string{true: "below", false: "above"}[alg.Minimize()], initial))
+		}
+	}
+	warn(stderr, name, append(f.workloadFlags.ignored(fs), f.ignored(fs, alg)...))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	c, err := runComparison(ctx, &f, alg, d, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "syncbench compare: %v\n", oneLine(err))
-		return 1
+		return fail(1, err)
 	}
+	warn(stderr, name, c.warnings())
 	if f.csvDir != "" {
 		if err := c.writeCSV(f.csvDir); err != nil {
-			fmt.Fprintf(stderr, "syncbench compare: %v\n", oneLine(err))
-			return 1
+			return fail(1, err)
 		}
 	}
 	if f.plot != "" {
 		if err := c.writePlot(f.plot); err != nil {
-			fmt.Fprintf(stderr, "syncbench compare: %v\n", oneLine(err))
-			return 1
+			return fail(1, err)
 		}
 	}
 	if f.jsonOut {
@@ -305,29 +344,185 @@ func compare(args []string, stdout, stderr io.Writer) int {
 		err = c.writeTable(stdout)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "syncbench compare: %v\n", err)
-		return 1
+		return fail(1, err)
 	}
-	return 0
+	return 0, c
 }
 
-// prepareOutputs creates the -csv directory and checks that the -plot
-// file's directory exists, so a bad path fails before the runs, not after.
+// reached reports whether objective v meets target in the objective's
+// direction.
+func reached(v, target float64, minimize bool) bool {
+	return minimize && v <= target || !minimize && v >= target
+}
+
+func betterWord(minimize bool) string {
+	if minimize {
+		return "lower is better"
+	}
+	return "higher is better"
+}
+
+// startPoint returns θ0 as the harness draws it from seed (its Init
+// stream) and the objective there over all the data. compare passes this
+// θ0 to every run, so the -target check is about the point the runs start
+// from.
+func startPoint(alg algorithms.Algorithm, seed uint64) ([]float64, float64, error) {
+	theta0, err := alg.Init(rand.New(rand.NewPCG(seed, 0x5eed)))
+	if err != nil {
+		return nil, 0, err
+	}
+	all := make([]int, alg.NumPoints())
+	for i := range all {
+		all[i] = i
+	}
+	w, err := alg.NewWorker(all)
+	if err != nil {
+		return nil, 0, err
+	}
+	w.SetParams(theta0)
+	return theta0, alg.Objective(theta0, w.Evaluate()), nil
+}
+
+// prepareOutputs checks -csv and -plot before the runs, so that a bad
+// path fails in a second, not after every run: it creates the -csv
+// directory and makes sure a file can be written there and where -plot
+// names, without touching an existing plot.
 func (f *compareFlags) prepareOutputs() error {
 	if f.csvDir != "" {
 		if err := os.MkdirAll(f.csvDir, 0o755); err != nil {
-			return err
+			return fmt.Errorf("-csv %s: %w", f.csvDir, err)
+		}
+		if err := canCreateIn(f.csvDir); err != nil {
+			return fmt.Errorf("-csv %s: %w", f.csvDir, err)
+		}
+		for _, name := range []string{"runs.csv", "curves.csv", "workers.csv"} {
+			if st, err := os.Stat(filepath.Join(f.csvDir, name)); err == nil && st.IsDir() {
+				return fmt.Errorf("-csv %s: %s is a directory", f.csvDir, filepath.Join(f.csvDir, name))
+			}
 		}
 	}
 	if f.plot != "" {
-		dir := filepath.Dir(f.plot)
-		if st, err := os.Stat(dir); err != nil {
+		if !strings.EqualFold(filepath.Ext(f.plot), ".png") {
+			return fmt.Errorf("-plot %s: the plot is a PNG; want a file name ending in .png", f.plot)
+		}
+		st, err := os.Stat(f.plot)
+		switch {
+		case err == nil && st.IsDir():
+			return fmt.Errorf("-plot %s: is a directory; want a file such as %s", f.plot, filepath.Join(f.plot, "compare.png"))
+		case err == nil:
+			fh, err := os.OpenFile(f.plot, os.O_WRONLY, 0)
+			if err != nil {
+				return fmt.Errorf("-plot %s: %w", f.plot, err)
+			}
+			fh.Close()
+		case errors.Is(err, os.ErrNotExist):
+			dir := filepath.Dir(f.plot)
+			if st, err := os.Stat(dir); err != nil {
+				return fmt.Errorf("-plot %s: %w", f.plot, err)
+			} else if !st.IsDir() {
+				return fmt.Errorf("-plot %s: %s is not a directory", f.plot, dir)
+			}
+			if err := canCreateIn(dir); err != nil {
+				return fmt.Errorf("-plot %s: %w", f.plot, err)
+			}
+		default:
 			return fmt.Errorf("-plot %s: %w", f.plot, err)
-		} else if !st.IsDir() {
-			return fmt.Errorf("-plot %s: %s is not a directory", f.plot, dir)
 		}
 	}
 	return nil
+}
+
+// canCreateIn checks that a file can be created in dir by creating and
+// removing one.
+func canCreateIn(dir string) error {
+	fh, err := os.CreateTemp(dir, ".syncbench-check-*")
+	if err != nil {
+		return err
+	}
+	name := fh.Name()
+	fh.Close()
+	return os.Remove(name)
+}
+
+// ignored returns a warning for each compare flag set on the command line
+// that has no effect on these runs, and for settings that make a run
+// other than its label suggests.
+func (f *compareFlags) ignored(fs *flag.FlagSet, alg algorithms.Algorithm) []string {
+	set := setFlags(fs)
+	var ws []string
+	no := func(flag, why string) {
+		if set[flag] {
+			ws = append(ws, fmt.Sprintf("-%s has no effect %s", flag, why))
+		}
+	}
+	if f.stragglerKind != harness.Injected {
+		no("tau", "without injected stragglers (-straggler-kind injected, -stragglers ≥ 1)")
+		no("every", "without injected stragglers (-straggler-kind injected, -stragglers ≥ 1)")
+	}
+	if f.stragglerKind != harness.Natural {
+		no("slowdown", "without natural stragglers (-straggler-kind natural, -stragglers ≥ 1)")
+	}
+	if f.stragglers == 0 {
+		no("straggler-kind", "with -stragglers 0")
+	}
+	if f.clockKind == harness.Real {
+		for _, fl := range []string{"point-cost", "latency", "bandwidth"} {
+			no(fl, "with -clock real (real runs compute and send at the machine's speed)")
+		}
+	}
+	if f.indirect {
+		no("latency", "with -indirect (-store-rtt, -store-bandwidth and -signal replace it)")
+		no("bandwidth", "with -indirect (-store-rtt, -store-bandwidth and -signal replace it)")
+	} else {
+		for _, fl := range []string{"store-rtt", "store-bandwidth", "signal"} {
+			no(fl, "without -indirect")
+		}
+	}
+	usesBatch := false
+	for _, p := range f.plans {
+		if !batchIgnored(p) {
+			usesBatch = true
+		}
+	}
+	if !usesBatch {
+		no("batch", "on "+f.syncList+" (fsp, bsp:full and the FSP presets choose their own batches)")
+	}
+	if shard := alg.NumPoints() / f.workers; usesBatch && f.batch > shard {
+		ws = append(ws, fmt.Sprintf("-batch %d is more than a worker's shard (%d points): each commit is %.3g passes over it", f.batch, shard, float64(f.batch)/float64(shard)))
+	}
+	for _, p := range f.plans {
+		if p.spec.Kind == consistency.Quorum && f.workers > 1 && p.spec.Need.Need(f.workers) == f.workers {
+			ws = append(ws, fmt.Sprintf("%s needs all %d workers every round, so it waits as bsp does", p.name, f.workers))
+		}
+		if p.spec.Kind == consistency.FSP && p.tuner == nil && p.spec.Interval >= f.duration {
+			ws = append(ws, fmt.Sprintf("%s: the interval is not shorter than -duration %v, so only a worker's full pass (FSP's early trigger) ends a round", p.name, f.duration))
+		}
+	}
+	return ws
+}
+
+// batchIgnored reports whether p chooses its own batch instead of -batch.
+func batchIgnored(p plan) bool {
+	return p.spec.Kind == consistency.FSP || p.spec.FullBatch || p.tunedBatch
+}
+
+// warnings are what the runs' numbers say the table cannot: a derived
+// target no run improved towards, a target met at θ0, diverged runs.
+func (c *comparison) warnings() []string {
+	var ws []string
+	for _, r := range c.runs {
+		if math.IsNaN(r.Final) || math.IsInf(r.Final, 0) {
+			ws = append(ws, fmt.Sprintf("%s diverged (final objective %v); try a smaller -lr", r.Name, r.Final))
+		}
+	}
+	switch {
+	case c.derived && (math.IsNaN(c.best) || !reached(c.best, c.initial, c.minimize) || c.best == c.initial):
+		ws = append(ws, fmt.Sprintf("no run improved on θ0's objective %.6g in %v, so the derived target is θ0's and every time to target is 0 s; run longer (-duration) or give -target",
+			c.initial, c.f.duration))
+	case !c.derived && reached(c.initial, c.target, c.minimize):
+		ws = append(ws, fmt.Sprintf("θ0's objective %.6g already meets -target %g: every time to target is 0 s", c.initial, c.target))
+	}
+	return ws
 }
 
 // runComparison runs every sync model on the same workload and seed, then
@@ -352,6 +547,7 @@ func runComparison(ctx context.Context, f *compareFlags, alg algorithms.Algorith
 			if err != nil {
 				return err
 			}
+
 			res, err := harness.Run(gctx, e)
 			if err != nil {
 				return fmt.Errorf("%s: %w", p.name, err)

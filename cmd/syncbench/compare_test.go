@@ -396,7 +396,7 @@ func TestCompareErrors(t *testing.T) {
 		{[]string{"extra"}, 2, `unexpected argument "extra"`},
 		{[]string{"-data", "nope"}, 1, `-data "nope"`},
 		{[]string{"-algo", "pmf", "-data", "synthetic:blobs"}, 1, "needs"},
-		{[]string{"-workers", "5000", "-stragglers", "0"}, 1, "5000 workers for 4000 points"},
+		{[]string{"-workers", "5000", "-stragglers", "0"}, 1, "-workers 5000: synthetic:logistic has only 4000 data points"},
 		{[]string{"-sync", "isp:-1"}, 2, `-sync "isp:-1"`},
 		{[]string{"-indirect", "-clock", "real"}, 2, "-indirect is a virtual-time cost model"},
 		{[]string{"-indirect", "-sync", "fsp"}, 2, "not modelled over -indirect"},
@@ -433,7 +433,7 @@ func TestCommands(t *testing.T) {
 		t.Errorf("help: exit %d, output %q; want both commands listed", code, out)
 	}
 	code, _, errs := runCmd(t, "frobnicate")
-	if code != 2 || !strings.Contains(errs, `unknown command "frobnicate" (want compare, train or help)`) {
+	if code != 2 || !strings.Contains(errs, `unknown command "frobnicate" (want compare, train, reproduce or help)`) {
 		t.Errorf("unknown command: exit %d, stderr %q", code, errs)
 	}
 	for _, cmd := range []string{"compare", "train"} {

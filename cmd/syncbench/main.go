@@ -4,28 +4,63 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-const usage = `usage: syncbench [command] [flags]
+// commands are syncbench's commands with their one-line summaries, in
+// the order the help lists them.
+var commands = []struct{ name, summary string }{
+	{"compare", "run several sync models (bsp, ssp, asp, quorum, fsp, isp) on one workload with stragglers and print a comparison table; the default command"},
+	{"train", "train one algorithm in one process under bulk-synchronous iterations"},
+	{"reproduce", "rerun a paper's evaluation into a Markdown report: reproduce fsp, reproduce mlless"},
+	{"help", "print this message"},
+}
 
-commands:
-  compare   run several sync models (BSP, SSP, ASP, quorum) on one workload with
-            stragglers and print a comparison table; the default command
-  train     train one algorithm in one process under bulk-synchronous iterations
-  reproduce rerun a paper's evaluation into a Markdown report (reproduce fsp,
-            reproduce mlless)
-  help      print this message
+// commandNames lists the commands for errors: "compare, train, reproduce or help".
+func commandNames() string {
+	var ns []string
+	for _, c := range commands {
+		ns = append(ns, c.name)
+	}
+	return strings.Join(ns[:len(ns)-1], ", ") + " or " + ns[len(ns)-1]
+}
 
-syncbench COMMAND -h lists a command's flags; docs/compare.md explains compare.
-`
+// usage is the top-level help.
+func usage() string {
+	var b strings.Builder
+	b.WriteString("usage: syncbench [command] [flags]\n\ncommands:\n")
+	for _, c := range commands {
+		fmt.Fprintf(&b, "  %-10s %s\n", c.name, c.summary)
+	}
+	b.WriteString(`
+syncbench with no command runs compare. Each command's flags, with their
+defaults: syncbench compare -h, syncbench train -h, syncbench reproduce -h.
+docs/compare.md explains compare; exit status 0 on success, 1 when the data
+or a run fails, 2 for a usage error.
+`)
+	return b.String()
+}
+
+// isHelp reports whether arg asks for help.
+func isHelp(arg string) bool {
+	switch arg {
+	case "-h", "-help", "--help", "help":
+		return true
+	}
+	return false
+}
 
 // run executes the command line and returns the exit status: 0 on success,
 // 1 on a runtime failure (bad data, refused update), 2 on a usage error.
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && isHelp(args[0]) {
+		fmt.Fprint(stdout, usage())
+		return 0
+	}
 	cmd := "compare"
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
@@ -37,11 +72,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return train(args, stdout, stderr)
 	case "reproduce":
 		return reproduce(args, stdout, stderr)
-	case "help":
-		fmt.Fprint(stdout, usage)
-		return 0
 	default:
-		fmt.Fprintf(stderr, "syncbench: unknown command %q (want compare, train or help)\n", cmd)
+		fmt.Fprintf(stderr, "syncbench: unknown command %q (want %s); run 'syncbench -h' for help\n", cmd, commandNames())
 		return 2
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -52,6 +53,41 @@ var presets = map[string]plan{
 	// FSPV+opt (§6): FSPV with asynchronous data migration (§4,
 	// harness.Migration with its defaults) and semi-centralized timers.
 	"fspv+opt": {name: "fspv+opt", spec: consistency.Spec{Kind: consistency.FSP, Local: true}, tuner: linearFit, migrate: true},
+}
+
+// presetNames are the FSP paper's configurations in the order the help
+// lists them.
+var presetNames = []string{"bspb", "bspv", "fspb", "fspv", "fspv+semi", "fspv+asyn", "fspv+opt"}
+
+// syncForms lists what a -sync entry may be, for its errors.
+func syncForms(workers int) string {
+	return fmt.Sprintf("the models are bsp, bsp:full, ssp:S (S ≥ 0), asp, quorum:F (0 < F ≤ 1), quorum:K (1 ≤ K ≤ %d workers), fsp[:INTERVAL][:semi] (INTERVAL > 0), isp[:V] (V ≥ 0), MODEL+replicas, and the FSP paper's %s",
+		workers, strings.Join(presetNames, ", "))
+}
+
+// syncReason is why an entry was refused, without consistency.Parse's
+// package prefix, the entry it repeats and its sentinel.
+func syncReason(err error) string {
+	msg := strings.TrimSuffix(err.Error(), ": "+consistency.ErrConfig.Error())
+	if rest, ok := strings.CutPrefix(msg, "consistency: sync model "); ok {
+		if i := strings.Index(rest, `": `); i >= 0 {
+			msg = rest[i+3:]
+		}
+	}
+	if strings.HasPrefix(msg, "unknown model") {
+		return "unknown model"
+	}
+	return msg
+}
+
+// quorumCount returns K of a quorum:K spec; ok is false for other specs
+// and for quorum:F.
+func quorumCount(spec consistency.Spec) (k int, ok bool) {
+	if spec.Kind != consistency.Quorum {
+		return 0, false
+	}
+	k, err := strconv.Atoi(spec.Need.String())
+	return k, err == nil
 }
 
 func linearFit(alg algorithms.Algorithm, e *harness.Experiment) (interval.Tuner, error) {

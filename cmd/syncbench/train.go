@@ -38,10 +38,10 @@ type trainJSON struct {
 func train(args []string, stdout, stderr io.Writer) int {
 	var f trainFlags
 	fs := flag.NewFlagSet("syncbench train", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	f.register(fs, workloadDefaults{algo: "kmeans", k: 10, lr: "the algorithm's default", seed: "data generation, initialisation, sharding"})
-	fs.IntVar(&f.iters, "iters", 20, "iterations (server steps)")
-	fs.IntVar(&f.batch, "batch", -1, "points per worker per iteration; 0 = full pass; -1 = the algorithm's default (full pass; pmf 5000 ratings)")
+	fs.SetOutput(stdout)
+	f.register(fs, workloadDefaults{algo: "kmeans", k: 10, lr: trainLR, seed: "data generation, initialisation, sharding"})
+	fs.IntVar(&f.iters, "iters", 20, "iterations (server steps), ≥ 1")
+	fs.IntVar(&f.batch, "batch", -1, "points per worker per iteration; 0 = a full pass over the worker's shard; -1 = the algorithm's: 5000 for pmf, a full pass for the others")
 	fs.IntVar(&f.evalEvery, "eval-every", 1, "evaluate the objective (one pass over the data) every N iterations and after the last")
 	fs.IntVar(&f.workers, "workers", 1, "data shards (each with a worker; run in parallel, results independent of core count)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print a JSON summary instead of text")
@@ -53,10 +53,14 @@ func train(args []string, stdout, stderr io.Writer) int {
 		f.batch = defaultBatch[f.algo]
 	}
 	alg, d, err := f.load()
+	if err == nil {
+		err = checkWorkers(d, f.workers)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "syncbench train: %v\n", oneLine(err))
 		return 1
 	}
+	warn(stderr, "syncbench train", f.workloadFlags.ignored(fs))
 	if !f.jsonOut {
 		fmt.Fprintf(stdout, "syncbench train: %s on %s\n", alg.Name(), d.describe())
 		fmt.Fprintf(stdout, "workers %d, batch %s, seed %d\n", f.workers, batchName(f.batch), f.seed)
@@ -106,8 +110,8 @@ func (f *trainFlags) check() error {
 		return err
 	}
 	switch {
-	case f.iters < 0:
-		return fmt.Errorf("-iters %d: want ≥ 0", f.iters)
+	case f.iters < 1:
+		return fmt.Errorf("-iters %d: want ≥ 1 (the default is 20)", f.iters)
 	case f.batch < -1:
 		return fmt.Errorf("-batch %d: want ≥ 0 (0 = full pass) or -1 (default)", f.batch)
 	case f.evalEvery < 1:
@@ -135,23 +139,57 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
+// warn prints each warning as a line "cmd: warning: ...".
+func warn(stderr io.Writer, cmd string, ws []string) {
+	for _, w := range ws {
+		fmt.Fprintf(stderr, "%s: warning: %s\n", cmd, w)
+	}
+}
+
 // oneLine keeps an error message on one line.
 func oneLine(err error) string {
 	return strings.ReplaceAll(err.Error(), "\n", "; ")
 }
 
+// commandSummaries are the lines `syncbench CMD -h` prints above the
+// flags, by flag set name.
+var commandSummaries = map[string]string{
+	"syncbench compare": "Runs several sync models on one workload (the same data, shards, θ0 and\nstragglers) and prints a table: time to target, final objective,\niterations, server versions, wait share, bytes sent. docs/compare.md\nexplains the flags and the columns.",
+	"syncbench train":   "Trains one algorithm in one process under bulk-synchronous iterations\nand prints one line per iteration (-json: a summary).",
+}
+
 // parseFlags parses args into fs and runs check. ok is false when the
-// command should stop with status code: 0 after -h, 2 for a usage error
-// (reported on stderr).
+// command should stop with status code: 0 after -h, whose help goes to
+// fs's output, 2 for a usage error, reported on stderr in one line.
 func parseFlags(fs *flag.FlagSet, args []string, check func() error, stderr io.Writer) (code int, ok bool) {
-	if err := fs.Parse(args); err != nil {
+	help := fs.Output()
+	// The flag package prints the whole usage after a parse error; the
+	// error alone, with where to find the flags, is what helps.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.SetOutput(help)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(help, "usage: %s [flags]\n\n", fs.Name())
+			if s, ok := commandSummaries[fs.Name()]; ok {
+				fmt.Fprintf(help, "%s\n\n", s)
+			}
+			fmt.Fprintf(help, "flags:\n")
+			fs.PrintDefaults()
 			return 0, false
 		}
+		fmt.Fprintf(stderr, "%s: %v; run '%s -h' for help\n", fs.Name(), err, fs.Name())
 		return 2, false
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		how := "flags are -name value, and a list such as -sync takes commas, not spaces"
+		for _, c := range commands {
+			if c.name == fs.Arg(0) {
+				how = fmt.Sprintf("the command comes first: syncbench %s [flags]", c.name)
+			}
+		}
+		fmt.Fprintf(stderr, "%s: unexpected argument %q (%s); run '%s -h' for help\n", fs.Name(), fs.Arg(0), how, fs.Name())
 		return 2, false
 	}
 	if err := check(); err != nil {
