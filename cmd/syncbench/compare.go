@@ -325,7 +325,7 @@ func runCompare(args []string, stdout, stderr io.Writer) (int, *comparison) {
 	defer stop()
 	c, err := runComparison(ctx, &f, alg, d, stderr)
 	if err != nil {
-		return fail(1, err)
+		return fail(1, divergedHint(err, f.lr))
 	}
 	warn(stderr, name, c.warnings())
 	if f.csvDir != "" {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/trainer"
 )
 
@@ -78,7 +79,7 @@ func train(args []string, stdout, stderr io.Writer) int {
 	res, err := trainer.Run(context.Background(), alg, cfg)
 	secs := time.Since(start).Seconds()
 	if err != nil {
-		fmt.Fprintf(stderr, "syncbench train: %v\n", oneLine(err))
+		fmt.Fprintf(stderr, "syncbench train: %v\n", oneLine(divergedHint(err, f.lr)))
 		return 1
 	}
 	out := trainJSON{
@@ -137,6 +138,20 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// divergedHint adds what to do to a run refused for a non-finite update:
+// it diverged, and a smaller learning rate is the usual cure. lr is the
+// -lr given (0 when the algorithm's own rate was used).
+func divergedHint(err error, lr float64) error {
+	var nf *algorithms.NonFiniteError
+	if !errors.As(err, &nf) {
+		return err
+	}
+	if lr > 0 {
+		return fmt.Errorf("%w (the run diverged: try a -lr smaller than %g)", err, lr)
+	}
+	return fmt.Errorf("%w (the run diverged: try a -lr smaller than the algorithm's)", err)
 }
 
 // warn prints each warning as a line "cmd: warning: ...".

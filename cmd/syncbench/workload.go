@@ -73,12 +73,13 @@ func (f *workloadFlags) register(fs *flag.FlagSet, def workloadDefaults) {
 		lrs = append(lrs, fmt.Sprintf("%g for %s", def.defaultLR(a), a))
 		opts = append(opts, fmt.Sprintf("%v for %s", algoOptim[a].Method, a))
 	}
+	// The default data, grouped: "synthetic:blobs for kmeans, gmm, fcm; ...".
 	var data []string
-	for _, a := range []string{"kmeans", "gmm", "fcm", "lr", "pmf", "nmf"} {
-		data = append(data, fmt.Sprintf("%s for %s", defaultData[a], a))
+	for _, g := range [][]string{clusterAlgos, {"lr"}, {"pmf"}, {"nmf"}} {
+		data = append(data, fmt.Sprintf("%s for %s", defaultData[g[0]], strings.Join(g, ", ")))
 	}
 	fs.StringVar(&f.algo, "algo", def.algo, "algorithm: kmeans, gmm, fcm, lr, pmf or nmf")
-	fs.StringVar(&f.data, "data", "", "data set: idx:PATH (file or directory), libsvm:PATH (1-based indices), libsvm0:PATH (0-based), csv:PATH (label first), movielens:PATH, synthetic:NAME (blobs, logistic, sparse-logistic, ratings, nonneg); empty = the algorithm's: "+strings.Join(data, ", "))
+	fs.StringVar(&f.data, "data", "", "data set: idx:PATH (file or directory), libsvm:PATH (1-based indices), libsvm0:PATH (0-based), csv:PATH (label first), movielens:PATH, synthetic:NAME (blobs, logistic, sparse-logistic, ratings, nonneg); empty = the algorithm's: "+strings.Join(data, "; "))
 	fs.IntVar(&f.n, "n", 0, "points of synthetic data (ratings for synthetic:ratings); 0 = the generator's: "+generatorSizes(false))
 	fs.IntVar(&f.dim, "dim", 0, "dimension of synthetic data; 0 = the generator's: "+generatorSizes(true)+" (synthetic:ratings is 2000 users × 4000 items)")
 	fs.IntVar(&f.k, "k", def.k, "clusters (kmeans, gmm, fcm)")
