@@ -285,6 +285,8 @@ func (e *Experiment) validate() error {
 		return fmt.Errorf("harness: batch %d < 0: %w", e.Batch, ErrConfig)
 	case e.Duration < 0 || e.EvalEvery < 0:
 		return fmt.Errorf("harness: negative duration: %w", ErrConfig)
+	case e.Retry < 0:
+		return fmt.Errorf("harness: retry %v < 0: %w", e.Retry, ErrConfig)
 	case c.PointCost < 0 || c.Latency < 0 || c.EntryCost < 0 || !(c.Bandwidth > 0) || math.IsInf(c.Bandwidth, 0):
 		return fmt.Errorf("harness: cost model %+v: %w", *c, ErrConfig)
 	case s.Count < 0 || s.Count > e.Workers:
@@ -350,6 +352,11 @@ type WorkerStats struct {
 	Wait    time.Duration // between a commit and the next release
 }
 
+// DivergeFactor is how far an objective may grow past its start, in
+// magnitude, before Result.Diverged flags the run: by a million times
+// max(|f(θ0)|, 1), a healthy run of any workload here has long settled.
+const DivergeFactor = 1e6
+
 // Result is what a run recorded.
 type Result struct {
 	Name     string // Experiment.Name, or the sync model
@@ -360,6 +367,13 @@ type Result struct {
 	Curve []Point
 	// Final is the objective at the end.
 	Final float64
+	// Diverged says the run blew up: some point of Curve has a
+	// non-finite objective, or one whose magnitude exceeds DivergeFactor
+	// times max(|objective at θ0|, 1). DivergedAt is the first such
+	// point's time (−1 when Diverged is false). Report such a run as
+	// diverged, whatever its Final and TimeToTarget.
+	Diverged   bool
+	DivergedAt time.Duration
 	// TimeToTarget is the first snapshot time whose objective reached
 	// Target, or -1 (also without a target).
 	TimeToTarget time.Duration

@@ -18,6 +18,7 @@ import (
 	"github.com/syncmodels/syncmodels/dataset"
 	"github.com/syncmodels/syncmodels/harness"
 	"github.com/syncmodels/syncmodels/trainer"
+	"github.com/syncmodels/syncmodels/transport"
 )
 
 func blobsKMeans(t testing.TB, n int) algorithms.Algorithm {
@@ -227,13 +228,19 @@ func TestRunRejectsBadExperiments(t *testing.T) {
 		func(e *harness.Experiment) { e.Cost.Bandwidth = -1 },
 		func(e *harness.Experiment) { e.Theta0 = []float64{1} },
 		func(e *harness.Experiment) { e.Clock = 7 },
+		func(e *harness.Experiment) { e.Sync = consistency.MustParse("quorum:9") }, // 9 of 8 workers
+		func(e *harness.Experiment) { e.Clock, e.Retry = harness.Real, -time.Millisecond },
+		func(e *harness.Experiment) {
+			e.Clock = harness.Real
+			e.Network = func(algorithms.Layout) (transport.Transport, error) { return nil, errors.New("no network") }
+		},
 	}
 	for i, mut := range bad {
 		e := smallExp(alg, "bsp")
 		mut(&e)
 		if _, err := harness.Run(context.Background(), e); err == nil {
 			t.Errorf("case %d: Run accepted %+v", i, e)
-		} else if i != 8 && !errors.Is(err, harness.ErrConfig) {
+		} else if !errors.Is(err, harness.ErrConfig) {
 			t.Errorf("case %d: error %v does not wrap ErrConfig", i, err)
 		}
 	}
@@ -278,6 +285,58 @@ func TestVirtualFSP(t *testing.T) {
 	}
 	t.Logf("bsp:full versions %d wait %.3f final %.6g; fsp:2ms versions %d wait %.3f final %.6g",
 		bspb.Versions, bspb.WaitFraction, bspb.Final, fsp.Versions, fsp.WaitFraction, fsp.Final)
+}
+
+// FSP's early trigger (§3.3): with an interval far longer than a pass, the
+// first worker to complete its pass initiates the barrier, so every round
+// ends after one fast worker's pass and the stragglers commit partial
+// passes. Without the trigger each round would wait for every straggler's
+// full pass, as full-batch BSP does. Both clocks.
+func TestFSPEarlyTrigger(t *testing.T) {
+	alg := blobsKMeans(t, 4000)
+	for _, clock := range []harness.Clock{harness.Virtual, harness.Real} {
+		t.Run(clock.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				e := smallExp(alg, "fsp:1h")
+				e.Clock = clock
+				if clock == harness.Real {
+					// Links take (fake) time, so the rounds do too.
+					e.Network = delayed(200 * time.Microsecond)
+				}
+				r, err := harness.Run(context.Background(), e)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// A pass is 500 points (4000 over 8 workers). Count the
+				// commits of full and partial passes.
+				var fastFull, fast, slowPartial, slow int
+				for _, rec := range r.Trace.Records {
+					if rec.Kind != consistency.RecCommit {
+						continue
+					}
+					if r.Workers[rec.Worker].Straggler {
+						slow++
+						if rec.Points < 500 {
+							slowPartial++
+						}
+					} else {
+						fast++
+						if rec.Points == 500 {
+							fastFull++
+						}
+					}
+				}
+				// Fast workers complete passes; the stragglers are cut short
+				// (without the trigger no commit would be partial).
+				if r.Versions < 3 || fastFull == 0 || 2*slowPartial < slow {
+					t.Fatalf("versions %d; full passes in %d of %d fast commits, partial ones in %d of %d straggler commits",
+						r.Versions, fastFull, fast, slowPartial, slow)
+				}
+				t.Logf("versions %d; full passes in %d of %d fast commits, partial ones in %d of %d straggler commits",
+					r.Versions, fastFull, fast, slowPartial, slow)
+			})
+		})
+	}
 }
 
 // Semi-centralized FSP (§5.2): the workers' local timers, set from the

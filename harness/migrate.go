@@ -252,11 +252,11 @@ func newMigration(e *Experiment, st *setupState) (*migration, error) {
 	}
 	pl, err := migrate.NewPlacement(sizes, migrate.PlacementConfig{WindowSize: e.Migrate.Window})
 	if err != nil {
-		return nil, fmt.Errorf("harness: %w", err)
+		return nil, fmt.Errorf("harness: migration: %w: %w", err, ErrConfig)
 	}
 	planner, err := migrate.NewPlanner(e.Migrate.Planner)
 	if err != nil {
-		return nil, fmt.Errorf("harness: %w", err)
+		return nil, fmt.Errorf("harness: migration planner: %w: %w", err, ErrConfig)
 	}
 	n := len(st.shards)
 	hist, _ := migrate.NewHistory(n)

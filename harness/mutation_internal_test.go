@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/algorithms/kmeans"
+	"github.com/syncmodels/syncmodels/algorithms/logreg"
+	"github.com/syncmodels/syncmodels/algorithms/optim"
 	"github.com/syncmodels/syncmodels/consistency"
 	"github.com/syncmodels/syncmodels/dataset"
 	"github.com/syncmodels/syncmodels/transport"
@@ -198,5 +201,56 @@ func TestCheckCatchesRefusedCommitAcked(t *testing.T) {
 			}
 			wantLost(t, err, "had not accepted it")
 		})
+	}
+}
+
+// diverged flags a curve that leaves DivergeFactor × its start, or turns
+// non-finite, at its first such point; a curve that only wanders does not.
+func TestDiverged(t *testing.T) {
+	ms := time.Millisecond
+	pts := func(fs ...float64) []Point {
+		c := make([]Point, len(fs))
+		for i, f := range fs {
+			c[i] = Point{T: time.Duration(i) * ms, Objective: f}
+		}
+		return c
+	}
+	tests := []struct {
+		curve []Point
+		want  bool
+		at    time.Duration
+	}{
+		{pts(0.69, 0.5, 3, 0.4), false, -1},
+		{pts(0.69, 0.5, 1e6, 1e66), true, 3 * ms}, // 1e6 is the bound itself, 1e66 is past it
+		{pts(0.69, math.NaN()), true, ms},
+		{pts(-5, -4e6, -6e6), true, 2 * ms}, // bound 5e6: |−4e6| is within, |−6e6| is not
+		{pts(2, math.Inf(1)), true, ms},
+		{nil, false, -1},
+	}
+	for i, tc := range tests {
+		got, at := diverged(tc.curve)
+		if got != tc.want || at != tc.at {
+			t.Errorf("case %d: diverged = %v at %v; want %v at %v", i, got, at, tc.want, tc.at)
+		}
+	}
+}
+
+// A run whose step size blows the objective up is flagged, not reported
+// as healthy; the same run with a sane step is not.
+func TestRunFlagsDivergence(t *testing.T) {
+	data, _ := dataset.Logistic(rand.New(rand.NewPCG(5, 5)), 4000, 10)
+	for _, lr := range []float64{0.1, 1e12} {
+		alg, err := logreg.NewDense(data, logreg.Config{Optim: optim.Config{Method: optim.SGD, LR: lr}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(context.Background(), Experiment{Algorithm: alg, Sync: consistency.MustParse("bsp"), Workers: 4, Batch: 100,
+			Seed: 1, Duration: 50 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := lr > 1; res.Diverged != want {
+			t.Errorf("lr %g: Diverged = %v (curve %v … %v); want %v", lr, res.Diverged, res.Curve[0].Objective, res.Final, want)
+		}
 	}
 }

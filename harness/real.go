@@ -64,7 +64,7 @@ func runReal(ctx context.Context, e *Experiment, st *setupState) (*Result, error
 		tr, err = inproc.New(inproc.Config{Layout: st.layout, Seed: e.Seed})
 	}
 	if err != nil {
-		return nil, fmt.Errorf("harness: transport: %w", err)
+		return nil, fmt.Errorf("harness: Network: %w: %w", err, ErrConfig)
 	}
 	defer tr.Close()
 	cep, err := tr.Open(transport.Coordinator)
@@ -160,11 +160,11 @@ func (rc *realCoord) setInterval(now, eta time.Duration) error {
 }
 
 func (rc *realCoord) checkpoint() (*saved, error) {
-	return nil, errors.New("harness: the interval tuner asked for a checkpoint: the real runtime cannot roll its workers back; use the virtual clock")
+	return nil, fmt.Errorf("harness: the interval tuner asked for a checkpoint: the real runtime cannot roll its workers back; use the virtual clock: %w", ErrConfig)
 }
 
 func (rc *realCoord) rollback(time.Duration, *saved) error {
-	return errors.New("harness: the interval tuner asked for a rollback: the real runtime cannot roll its workers back; use the virtual clock")
+	return fmt.Errorf("harness: the interval tuner asked for a rollback: the real runtime cannot roll its workers back; use the virtual clock: %w", ErrConfig)
 }
 
 // afterRound runs the tuning after a round's apply, then delivers the
@@ -459,9 +459,13 @@ type realWorker struct {
 	// The reader goroutine forwards messages on in; it raises interrupted
 	// when an Interrupt for the clock being computed (computing − 1)
 	// arrives, and stopped on Stop, so a computing worker notices both.
+	// An Interrupt that overtakes its release (it comes from the early
+	// trigger of a worker that finished first) is kept in irq (clock + 1)
+	// for the computation of that clock to find when it starts.
 	in          chan *transport.Message
 	errc        chan error
 	computing   atomic.Uint64
+	irq         atomic.Uint64
 	interrupted atomic.Bool
 	stopped     atomic.Bool
 	wake        chan struct{} // signalled with interrupted, to cut a pause short
@@ -494,6 +498,7 @@ func (w *realWorker) read(ctx context.Context) {
 		}
 		switch m.Kind {
 		case transport.Interrupt:
+			w.irq.Store(max(w.irq.Load(), m.Clock+1)) // only this goroutine stores irq
 			if c := w.computing.Load(); c > 0 && m.Clock == c-1 {
 				w.interrupted.Store(true)
 				select {
@@ -606,6 +611,9 @@ func (w *realWorker) compute(ctx context.Context, m *transport.Message) (*transp
 	}
 	w.computing.Store(m.Clock + 1)
 	defer w.computing.Store(0)
+	if w.irq.Load() == m.Clock+1 {
+		w.interrupted.Store(true) // its interrupt came first
+	}
 	k := sh.points(int(m.Budget))
 	params := m.Params
 	var iw *ispWorker

@@ -3,9 +3,11 @@ package harness
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -68,7 +70,7 @@ func setup(e *Experiment) (*setupState, error) {
 	}
 	parts, err := dataset.Shard(alg.NumPoints(), e.Workers, perm)
 	if err != nil {
-		return nil, fmt.Errorf("harness: %w", err)
+		return nil, fmt.Errorf("harness: %w: %w", err, ErrConfig)
 	}
 	theta0 := e.Theta0
 	if theta0 == nil {
@@ -77,7 +79,7 @@ func setup(e *Experiment) (*setupState, error) {
 		}
 	}
 	if err := algorithms.CheckParams(alg.Layout(), theta0); err != nil {
-		return nil, fmt.Errorf("harness: θ0: %w", err)
+		return nil, fmt.Errorf("harness: θ0: %w: %w", err, ErrConfig)
 	}
 	st := &setupState{theta0: theta0, parts: parts, layout: alg.Layout()}
 	st.strag = e.stragglers(rand.New(rand.NewPCG(e.Seed, 0x57a6)))
@@ -152,6 +154,7 @@ func finish(ctx context.Context, e *Experiment, st *setupState, res *Result) err
 	if n := len(res.Curve); n > 0 {
 		res.Final = res.Curve[n-1].Objective
 	}
+	res.Diverged, res.DivergedAt = diverged(res.Curve)
 	res.TimeToTarget = -1
 	if e.HasTarget {
 		res.TimeToTarget = TimeTo(res.Curve, e.Target, alg.Minimize())
@@ -186,4 +189,18 @@ func finish(ctx context.Context, e *Experiment, st *setupState, res *Result) err
 	}
 	res.Theta = st.coord.params
 	return nil
+}
+
+// diverged reports whether curve blew up (Result.Diverged) and when.
+func diverged(curve []Point) (bool, time.Duration) {
+	if len(curve) == 0 {
+		return false, -1
+	}
+	bound := DivergeFactor * max(math.Abs(curve[0].Objective), 1)
+	for _, p := range curve {
+		if f := p.Objective; math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) > bound {
+			return true, p.T
+		}
+	}
+	return false, -1
 }

@@ -162,13 +162,13 @@ func (t *tuning) next(now time.Duration, params []float64, h tuneHost) error {
 func checkpointShards(c *coordinator, shards []*shard) (*saved, error) {
 	sc, ok := c.srv.(algorithms.Checkpointer)
 	if !ok {
-		return nil, fmt.Errorf("harness: %s server cannot checkpoint (it does not implement algorithms.Checkpointer)", c.alg.Name())
+		return nil, fmt.Errorf("harness: %s server cannot checkpoint (it does not implement algorithms.Checkpointer), which the interval tuner needs: %w", c.alg.Name(), ErrConfig)
 	}
 	s := &saved{version: c.model.Version(), server: sc.Checkpoint(), params: c.params, snaps: len(c.snaps)}
 	for _, sh := range shards {
 		wc, ok := sh.w.(algorithms.Checkpointer)
 		if !ok {
-			return nil, fmt.Errorf("harness: %s worker cannot checkpoint (it does not implement algorithms.Checkpointer)", c.alg.Name())
+			return nil, fmt.Errorf("harness: %s worker cannot checkpoint (it does not implement algorithms.Checkpointer), which the interval tuner needs: %w", c.alg.Name(), ErrConfig)
 		}
 		s.workers = append(s.workers, wc.Checkpoint())
 		s.cursors = append(s.cursors, sh.cursor)

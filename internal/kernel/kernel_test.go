@@ -333,6 +333,11 @@ func TestAxpyScaleAdd32(t *testing.T) {
 
 // dims enumerates the DotsNT shapes under test: every k in 1..12 and every
 // d in 0..70 for a few n (odd and even, to hit the single-row tail).
+// sampled reports whether the i-th case of an exhaustive sweep runs: all
+// of them without the race detector, one in stride under it (see
+// raceEnabled), a different share for each offset.
+func sampled(i, stride, offset int) bool { return !raceEnabled || i%stride == offset%stride }
+
 func dims(f func(n, k, d int)) {
 	for _, n := range []int{0, 1, 2, 3, 5, 6} {
 		for k := 1; k <= 12; k++ {
