@@ -25,6 +25,17 @@ func build(f *workloadFlags, d *data) (algorithms.Algorithm, error) {
 		}
 		return d.dense, nil
 	}
+	// Factor models hold rank values per row and per column.
+	var rows, cols int
+	switch {
+	case f.algo == "pmf" && d.ratings != nil:
+		rows, cols = d.ratings.NumUsers, d.ratings.NumItems
+	case f.algo == "nmf" && d.dense != nil:
+		rows, cols = d.dense.N, d.dense.D
+	}
+	if v := float64(rows+cols) * float64(f.rank); v > maxValues {
+		return nil, fmt.Errorf("-rank %d: %s would hold (%d + %d) × %d = %.3g factors, more than syncbench allocates (%d)", f.rank, f.algo, rows, cols, f.rank, v, maxValues)
+	}
 	if n, _ := d.shape(); slices.Contains(clusterAlgos, f.algo) && f.k > n {
 		return nil, fmt.Errorf("-k %d: %s needs at most one cluster per data point, and %s has %d; want -k ≤ %d", f.k, f.algo, d.spec, n, n)
 	}

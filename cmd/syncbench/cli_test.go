@@ -118,6 +118,13 @@ func TestRefusedBeforeWork(t *testing.T) {
 		{[]string{"train", "-k", "50", "-n", "20"}, 1, []string{"-k 50", "-k ≤ 20"}},
 		{[]string{"train", "-n", "1000000000"}, 1, []string{"-n 1000000000", "more than syncbench generates"}},
 		{tinyCompare("-eval-every", "1ns"), 2, []string{"-eval-every 1ns", "at most 10000"}},
+		// Sizes that overflowed the virtual clock (negative wait shares) or
+		// the memory (a crash).
+		{tinyCompare("-straggler-kind", "natural", "-slowdown", "1e300"), 2, []string{"-slowdown 1e+300", "one commit would take"}},
+		{tinyCompare("-tau", "2000000h"), 2, []string{"-tau 2000000h0m0s", "at most 1000h0m0s"}},
+		{tinyCompare("-bandwidth", "1e-300"), 2, []string{"-bandwidth 1e-300", "at least 1 byte per second"}},
+		{[]string{"train", "-algo", "nmf", "-rank", "100000000", "-n", "100", "-dim", "5"}, 1, []string{"-rank 100000000", "more than syncbench allocates"}},
+		{[]string{"train", "-algo", "pmf", "-rank", "200", "-n", "5000", "-workers", "5000"}, 1, []string{"-workers 5000", "want fewer workers"}},
 	} {
 		code, out, errs := runCmd(t, tc.args...)
 		line := strings.TrimSuffix(errs, "\n")

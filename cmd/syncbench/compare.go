@@ -58,6 +58,11 @@ var compareDefaults = struct {
 	syncs:    "bsp,ssp:3,asp,quorum:0.9,quorum:0.75",
 }
 
+// maxTime bounds every duration flag and the time of one commit: sums
+// and products of virtual times stay far from int64 nanoseconds' limit
+// (2,562,047 h), which would turn into negative times.
+const maxTime = 1000 * time.Hour
+
 // maxSnapshots bounds -duration / -eval-every: each snapshot is a pass
 // over the data after the run, and a stray unit (1ns) would take hours.
 const maxSnapshots = 10000
@@ -172,12 +177,24 @@ func (f *compareFlags) check() error {
 		return fmt.Errorf("-latency %v: want ≥ 0", f.latency)
 	case !(f.bandwidth > 0) || math.IsInf(f.bandwidth, 0):
 		return fmt.Errorf("-bandwidth %v: want a finite number > 0 (bytes per second)", f.bandwidth)
+	case f.bandwidth < 1:
+		return fmt.Errorf("-bandwidth %v: want at least 1 byte per second", f.bandwidth)
+	case f.storeBW < 1:
+		return fmt.Errorf("-store-bandwidth %v: want at least 1 byte per second", f.storeBW)
 	case f.storeRTT < 0:
 		return fmt.Errorf("-store-rtt %v: want ≥ 0", f.storeRTT)
 	case !(f.storeBW > 0) || math.IsInf(f.storeBW, 0):
 		return fmt.Errorf("-store-bandwidth %v: want a finite number > 0 (bytes per second)", f.storeBW)
 	case f.signal < 0:
 		return fmt.Errorf("-signal %v: want ≥ 0", f.signal)
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"duration", f.duration}, {"tau", f.tau}, {"latency", f.latency}, {"point-cost", f.pointCost}, {"store-rtt", f.storeRTT}, {"signal", f.signal}} {
+		if d.v > maxTime {
+			return fmt.Errorf("-%s %v: want at most %v (virtual times are int64 nanoseconds, and sums of longer ones overflow)", d.name, d.v, maxTime)
+		}
 	}
 	var err error
 	f.stragglerKind, err = pick("-straggler-kind", f.kind, choice[harness.StragglerKind]{"injected", harness.Injected}, choice[harness.StragglerKind]{"natural", harness.Natural})
@@ -310,6 +327,12 @@ func runCompare(args []string, stdout, stderr io.Writer) (int, *comparison) {
 		return fail(1, err)
 	}
 	f.pointBytes = pointBytes(d)
+	if err := f.checkScale(alg); err != nil {
+		return fail(2, err)
+	}
+	if err := checkMemory(alg, f.workers); err != nil {
+		return fail(1, err)
+	}
 	if f.hasTarget {
 		var initial float64
 		if f.theta0, initial, err = startPoint(alg, f.seed); err != nil {
@@ -347,6 +370,30 @@ func runCompare(args []string, stdout, stderr io.Writer) (int, *comparison) {
 		return fail(1, err)
 	}
 	return 0, c
+}
+
+// checkScale refuses a commit whose virtual time exceeds maxTime: -batch
+// (or a full shard) points at -point-cost, a natural straggler -slowdown
+// times slower.
+func (f *compareFlags) checkScale(alg algorithms.Algorithm) error {
+	b := f.batch
+	if b == 0 || f.plansIgnoreBatch() {
+		b = alg.NumPoints() / f.workers
+	}
+	slow := 1.0
+	if f.stragglerKind == harness.Natural {
+		slow = f.slowdown
+	}
+	if t := float64(b) * float64(f.pointCost) * slow; t > float64(maxTime) {
+		return fmt.Errorf("-batch %d × -point-cost %v × -slowdown %g: one commit would take %.3g h; want at most %v", b, f.pointCost, slow, t/float64(time.Hour), maxTime)
+	}
+	return nil
+}
+
+// plansIgnoreBatch reports whether some plan picks its own batch (up to a
+// full shard).
+func (f *compareFlags) plansIgnoreBatch() bool {
+	return slices.ContainsFunc(f.plans, batchIgnored)
 }
 
 // reached reports whether objective v meets target in the objective's

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/dataset"
 )
 
@@ -170,6 +171,15 @@ func csvHint(err error) error {
 		return &q
 	}
 	return err
+}
+
+// checkMemory refuses more workers than memory for their deltas: each
+// holds at least one delta of the algorithm's layout.
+func checkMemory(alg algorithms.Algorithm, workers int) error {
+	if v := float64(workers) * float64(alg.Layout().Delta); v > maxValues {
+		return fmt.Errorf("-workers %d: each holds a delta of %d values, %.3g in all, more than syncbench allocates (%d); want fewer workers", workers, alg.Layout().Delta, v, maxValues)
+	}
+	return nil
 }
 
 // checkWorkers refuses more workers than data points (each worker needs a

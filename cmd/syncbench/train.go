@@ -57,6 +57,9 @@ func train(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		err = checkWorkers(d, f.workers)
 	}
+	if err == nil {
+		err = checkMemory(alg, f.workers)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "syncbench train: %v\n", oneLine(err))
 		return 1
