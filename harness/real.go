@@ -376,6 +376,12 @@ func (rc *realCoord) handle(ctx context.Context, m *transport.Message) error {
 		if err := rc.ack(ctx, m); err != nil {
 			return err
 		}
+		if rc.stop.applied(rc.c.model.Version()) {
+			// The run ends at this version (the loop sees it next): as in
+			// the simulator, nobody is released into a round past it.
+			rc.draining = true
+			return nil
+		}
 		return rc.afterRound(ctx, effs, false)
 	case transport.Heartbeat:
 		if last := rc.last[w]; last != nil && last.Clock >= m.Clock {

@@ -30,7 +30,8 @@ func TestReplicasBSPIsISPZero(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			run := func(spec string, replicas bool, clock harness.Clock) *harness.Result {
+			run := func(t *testing.T, spec string, replicas bool, clock harness.Clock) *harness.Result {
+				t.Helper()
 				e := harness.Experiment{Algorithm: alg, Sync: consistency.MustParse(spec), Replicas: replicas, Workers: workers, Batch: batch,
 					Theta0: theta0, Duration: time.Hour, Stop: harness.Stop{MaxIterations: rounds}, Clock: clock,
 					Network: delayed(100 * time.Microsecond)}
@@ -43,18 +44,18 @@ func TestReplicasBSPIsISPZero(t *testing.T) {
 				}
 				return r
 			}
-			bsp, isp0 := run("bsp", true, harness.Virtual), run("isp:0", false, harness.Virtual)
+			bsp, isp0 := run(t, "bsp", true, harness.Virtual), run(t, "isp:0", false, harness.Virtual)
 			if !slices.Equal(bsp.Theta, isp0.Theta) {
 				t.Fatal("bsp with Replicas and isp:0 end with different θ")
 			}
 			if !slices.Equal(bsp.Theta, bspParameterSpace(t, alg, theta0, workers, batch, rounds)) {
 				t.Fatal("bsp with Replicas differs from the parameter-space loop")
 			}
-			if ps := run("bsp", false, harness.Virtual); slices.Equal(ps.Theta, bsp.Theta) {
+			if ps := run(t, "bsp", false, harness.Virtual); slices.Equal(ps.Theta, bsp.Theta) {
 				t.Fatal("bsp with and without Replicas agree: the designs should differ")
 			}
 			synctest.Test(t, func(t *testing.T) {
-				if real := run("bsp", true, harness.Real); !slices.Equal(real.Theta, bsp.Theta) {
+				if real := run(t, "bsp", true, harness.Real); !slices.Equal(real.Theta, bsp.Theta) {
 					t.Fatal("bsp with Replicas: real and virtual clocks end with different θ")
 				}
 			})
