@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// FuzzKneedle: arbitrary curves and options never panic, and any knee found
-// is an interior data point above the chord.
+// FuzzKneedle: arbitrary curves and options never panic; any knee found is
+// a data point whose Diff is the difference curve there, at most 1; with
+// Strict it is an interior point above the chord.
 func FuzzKneedle(f *testing.F) {
 	enc := func(v ...float64) []byte {
 		b := make([]byte, 8*len(v))
@@ -20,6 +21,7 @@ func FuzzKneedle(f *testing.F) {
 	f.Add(enc(100, 40, 20, 15, 10, 5, 4, 3, 2, 1), uint8(3), 0.0)
 	f.Add(enc(1, 1, 1, 1), uint8(5), 3.0)
 	f.Add(enc(1e308, -1e308, 5e-324, 0, 1), uint8(7), 1e-300)
+	f.Add(enc(strictCurve...), uint8(128|4), 1.0)
 	f.Fuzz(func(t *testing.T, data []byte, flags uint8, s float64) {
 		n := len(data) / 8
 		if n > 2000 {
@@ -40,6 +42,7 @@ func FuzzKneedle(f *testing.F) {
 			Curve:     Curve(flags & 1),
 			Direction: Direction(flags >> 1 & 1),
 			Online:    flags&4 != 0,
+			Strict:    flags&128 != 0,
 		}
 		if flags&8 != 0 {
 			opt.Interp = Interp{Method: InterpPolynomial, Degree: int(flags>>4) & 3}
@@ -54,11 +57,14 @@ func FuzzKneedle(f *testing.F) {
 		if !r.Found {
 			return
 		}
-		if r.Index <= 0 || r.Index >= n-1 || r.X != x[r.Index] || r.Y != y[r.Index] {
-			t.Fatalf("knee %+v is not an interior point of %d", r.Knee, n)
+		if r.Index < 0 || r.Index >= n || r.X != x[r.Index] || r.Y != y[r.Index] {
+			t.Fatalf("knee %+v is not a point of %d", r.Knee, n)
 		}
-		if !(r.Knee.Diff > 0 && r.Knee.Diff <= 1) || r.Diff[r.Index] != r.Knee.Diff {
-			t.Fatalf("knee difference %v (curve %v); want in (0, 1]", r.Knee.Diff, r.Diff[r.Index])
+		if !(r.Knee.Diff <= 1) || r.DiffCurve[r.Index] != r.Knee.Diff {
+			t.Fatalf("knee difference %v (curve %v); want at most 1", r.Knee.Diff, r.DiffCurve[r.Index])
+		}
+		if opt.Strict && (r.Index == 0 || r.Index == n-1 || !(r.Knee.Diff > 0)) {
+			t.Fatalf("Strict: knee %+v of %d points; want an interior point above the chord", r.Knee, n)
 		}
 		if len(r.All) == 0 || r.All[len(r.All)-1] != r.Knee && opt.Online || r.All[0] != r.Knee && !opt.Online {
 			t.Fatalf("All = %+v, Knee = %+v", r.All, r.Knee)

@@ -95,8 +95,9 @@ type Options struct {
 	// 0 means the default 1; negative, NaN and ±Inf are errors. For the
 	// most aggressive setting, S = 0 in the paper and kneed (a knee at the
 	// first local maximum followed by any drop), pass a tiny S such as
-	// math.SmallestNonzeroFloat64: drops below the tie tolerance (at least
-	// 1e-12, see the package documentation) are rounding noise either way.
+	// math.SmallestNonzeroFloat64: a drop must still exceed the rounding
+	// tolerance (at least 1e-12, see the package documentation), so that
+	// rounding noise makes no knee.
 	S float64
 	// Curve is Concave (knee, the default) or Convex (elbow).
 	Curve Curve
@@ -108,6 +109,15 @@ type Options struct {
 	Online bool
 	// Interp is the optional smoothing of y; the default is none.
 	Interp Interp
+	// Strict accepts only a knee that lies inside the curve (not its first
+	// or last point) and strictly above the chord (Knee.Diff greater than
+	// the rounding tolerance); a local maximum that fails this is passed
+	// over and the scan goes on. kneed has no such check: on a noisy curve,
+	// or one given the wrong shape, it can report the first point, or a
+	// point below the chord, as the knee. The default (false) is kneed's
+	// behaviour; set Strict when such a knee would be acted upon, as by a
+	// scale-in tuner.
+	Strict bool
 }
 
 // Validate checks o and returns the options with defaults filled in.
@@ -156,7 +166,9 @@ type Knee struct {
 	// orientation: NormX = (X − min x)/(max x − min x) and NormY likewise
 	// for the (smoothed) y.
 	NormX, NormY float64
-	// Diff is the difference curve at the knee (a local maximum), in (0, 1).
+	// Diff is the difference curve at the knee (a local maximum): how far
+	// the knee lies above the chord in the unit square, in (0, 1] with
+	// Strict, and possibly 0 or below without it (as in kneed).
 	Diff float64
 }
 
@@ -171,11 +183,12 @@ type Result struct {
 	// difference-curve position): only the first offline, all of them
 	// online.
 	All []Knee
-	// Diff is the normalised difference curve, Diff[i] belonging to point
-	// i, after the curve has been turned into a concave increasing one in
-	// the unit square (see the package documentation). It is nil when no
-	// difference curve exists: fewer than 3 points or a flat y.
-	Diff []float64
+	// DiffCurve is the whole normalised difference curve, DiffCurve[i]
+	// belonging to point i, after the curve has been turned into a concave
+	// increasing one in the unit square (see the package documentation);
+	// Knee.Diff is its value at the knee. It is nil when no difference
+	// curve exists: fewer than 3 points or a flat y.
+	DiffCurve []float64
 }
 
 // minTol is the smallest tolerance, in the unit square, below which two
@@ -242,6 +255,7 @@ func checkInput(x, y []float64) error {
 type workspace struct {
 	ys   []float64 // smoothed y
 	d    []float64 // difference curve, frame order
+	dx   []float64 // successive differences of x̂
 	poly polyFit
 }
 
@@ -292,7 +306,11 @@ func (m unitMap) mirror(v float64) float64 {
 }
 
 // kneedle runs the algorithm on validated input with validated options.
-// With full it also fills Result.All and Result.Diff.
+// With full it also fills Result.All and Result.DiffCurve.
+//
+// On evenly spaced x every floating-point operation is kneed 0.8.6's, in
+// kneed's order (KneeLocator.__init__ and find_knee in
+// kneed/knee_locator.py), so that ties and near-ties fall the same way.
 func (w *workspace) kneedle(x, y []float64, o Options, full bool) Result {
 	n := len(x)
 	if n < 3 {
@@ -307,7 +325,8 @@ func (w *workspace) kneedle(x, y []float64, o Options, full bool) Result {
 		ys = w.ys
 	}
 
-	// Step 2: normalise to the unit square.
+	// Step 2: normalise to the unit square, x̂ = (x − min x)/(max x − min x)
+	// and ŷ likewise.
 	ymin, ymax := ys[0], ys[0]
 	for _, v := range ys {
 		ymin = math.Min(ymin, v)
@@ -322,23 +341,29 @@ func (w *workspace) kneedle(x, y []float64, o Options, full bool) Result {
 
 	// Step 3: turn the curve into a concave increasing one and take the
 	// difference curve d_k = v_k − u_k in that frame. Frame index k is data
-	// index k, or n−1−k when x is mirrored.
+	// index k, or n−1−k when the curve is mirrored. kneed mirrors by
+	// reversing ŷ and keeping x̂ in place (u_k = x̂_k), which is mirroring
+	// x only when the spacing is symmetric; otherwise x is mirrored too
+	// (u_k = 1 − x̂_{n−1−k}, computed as (max x − x)/(max x − min x)).
 	mirrored := (o.Curve == Concave) == (o.Direction == Decreasing)
 	flipY := o.Curve == Convex
+	mirrorX := mirrored && !symmetric(x, xm)
 	w.d = grow(w.d, n)
 	d := w.d
 	for k := range n {
 		i := k
-		var u float64
 		if mirrored {
 			i = n - 1 - k
+		}
+		var u float64
+		if mirrorX {
 			u = xm.mirror(x[i])
 		} else {
-			u = xm.at(x[i])
+			u = xm.at(x[k])
 		}
 		v := ym.at(ys[i])
 		if flipY {
-			v = 1 - v
+			v = 1 - v // kneed: ŷ.max() − ŷ, and ŷ.max() is exactly 1
 		}
 		d[k] = v - u
 	}
@@ -351,9 +376,9 @@ func (w *workspace) kneedle(x, y []float64, o Options, full bool) Result {
 
 	res := Result{}
 	if full {
-		res.Diff = make([]float64, n)
+		res.DiffCurve = make([]float64, n)
 		for k, v := range d {
-			res.Diff[dataIndex(k)] = v
+			res.DiffCurve[dataIndex(k)] = v
 		}
 	}
 	knee := func(k int) Knee {
@@ -361,39 +386,54 @@ func (w *workspace) kneedle(x, y []float64, o Options, full bool) Result {
 		return Knee{Index: i, X: x[i], Y: y[i], NormX: xm.at(x[i]), NormY: ym.at(ys[i]), Diff: d[k]}
 	}
 
-	// Step 4: local maxima and minima of the difference curve, comparing
-	// each point with its neighbours (an end point with itself).
+	// Step 4: local maxima and minima of the difference curve: points not
+	// below (not above) either neighbour, an end point being compared with
+	// itself (kneed: argrelextrema with greater_equal / less_equal, mode
+	// "clip").
 	isMax := func(k int) bool {
-		l, r := d[max(k-1, 0)], d[min(k+1, n-1)]
-		return d[k] >= l-tol && d[k] >= r-tol
+		return d[k] >= d[max(k-1, 0)] && d[k] >= d[min(k+1, n-1)]
 	}
 	isMin := func(k int) bool {
-		l, r := d[max(k-1, 0)], d[min(k+1, n-1)]
-		return d[k] <= l+tol && d[k] <= r+tol
+		return d[k] <= d[max(k-1, 0)] && d[k] <= d[min(k+1, n-1)]
 	}
 
-	// Steps 5 and 6: from each local maximum, a threshold S·mean(Δu) below
-	// it; a knee is declared at the maximum when the curve drops below the
-	// threshold before the next maximum. A local minimum resets the
-	// threshold to 0 until the next maximum.
-	step := o.S / float64(n-1) // mean spacing of u is exactly 1/(n−1)
-	thr, thrK, last := 0.0, -1, -1
+	// Step 5: the threshold of a local maximum lies S·mean(Δx̂) below it
+	// (kneed: Tmx = y_difference_maxima − S·|mean(diff(x_normalized))|,
+	// numpy's pairwise summation included). The explicit conversion keeps
+	// the product from being fused into the subtraction.
+	w.dx = grow(w.dx, n-1)
+	step := float64(o.S * meanStep(x, xm, w.dx))
+
+	// Step 6: scan from the first local maximum. A local maximum sets the
+	// threshold and arms detection; a local minimum (also when it is a
+	// maximum too) disarms it until the next maximum; while armed, a next
+	// value below the threshold declares a knee at the maximum the
+	// threshold came from (kneed 0.8.6's find_knee).
+	thr, thrK, armed, last := 0.0, -1, false, -1
 	for k := 0; k < n-1; k++ {
 		if isMax(k) {
-			thr, thrK = d[k]-step, k
+			thr, thrK, armed = d[k]-step, k, true
 		}
 		if thrK < 0 {
 			continue // before the first local maximum
 		}
 		if isMin(k) {
-			thr = 0
+			armed = false
 		}
-		if !(d[k+1] < thr-tol) {
+		if !armed || !(d[k+1] < thr) {
 			continue
 		}
-		// A knee lies strictly inside the curve and above the chord.
-		if thrK == 0 || d[thrK] <= tol || thrK == last {
+		// Beyond kneed: a drop within rounding is no drop (it only matters
+		// when S·mean(Δx̂) is below the tolerance), and Strict wants an
+		// interior knee above the chord.
+		if !(d[thrK]-d[k+1] > tol) {
 			continue
+		}
+		if o.Strict && (thrK == 0 || d[thrK] <= tol) {
+			continue
+		}
+		if thrK == last {
+			continue // online: the same knee again
 		}
 		last = thrK
 		kn := knee(thrK)
@@ -406,4 +446,64 @@ func (w *workspace) kneedle(x, y []float64, o Options, full bool) Result {
 		}
 	}
 	return res
+}
+
+// symTol is how far, relative to the range of x, the spacing of x may be
+// from symmetric for Kneedle to mirror the curve the way kneed does.
+const symTol = 1e-9
+
+// symmetric reports whether the spacing of x is symmetric about its
+// middle, x_k − x_0 = x_{n−1} − x_{n−1−k} for every k to within symTol of
+// the range: true for evenly spaced x, up to the rounding of x itself.
+func symmetric(x []float64, xm unitMap) bool {
+	n := len(x)
+	for k := 1; k < n-1; k++ {
+		if math.Abs(xm.at(x[k])-xm.mirror(x[n-1-k])) > symTol {
+			return false
+		}
+	}
+	return true
+}
+
+// meanStep returns kneed's |mean(diff(x̂))|, x̂ = xm.at(x), computed as
+// numpy computes it; dx (len(x)−1) is scratch space.
+func meanStep(x []float64, xm unitMap, dx []float64) float64 {
+	for k := range dx {
+		dx[k] = xm.at(x[k+1]) - xm.at(x[k])
+	}
+	return math.Abs(pairwiseSum(dx) / float64(len(dx)))
+}
+
+// pairwiseSum adds a the way numpy's add.reduce does for a contiguous
+// float64 array (pairwise_sum in numpy/core/src/umath/loops_utils.h.src):
+// blocks of at most 128 values summed in eight interleaved accumulators,
+// larger arrays split in two at a multiple of 8. np.mean is this sum divided
+// by the count.
+func pairwiseSum(a []float64) float64 {
+	n := len(a)
+	switch {
+	case n < 8:
+		s := 0.0
+		for _, v := range a {
+			s += v
+		}
+		return s
+	case n <= 128:
+		var r [8]float64
+		copy(r[:], a[:8])
+		i := 8
+		for ; i < n-n%8; i += 8 {
+			for j := range 8 {
+				r[j] += a[i+j]
+			}
+		}
+		s := ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+		for ; i < n; i++ {
+			s += a[i]
+		}
+		return s
+	}
+	n2 := n / 2
+	n2 -= n2 % 8
+	return pairwiseSum(a[:n2]) + pairwiseSum(a[n2:])
 }

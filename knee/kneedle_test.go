@@ -2,6 +2,7 @@ package knee
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -100,54 +101,84 @@ func allShapes() []Options {
 	return out
 }
 
+// Too few points, a flat y and a straight line have no knee: a line in the
+// declared direction whatever the options, and any line with Strict. A
+// line against the declared direction is a curve of the wrong shape (see
+// TestKneedleWrongShape).
 func TestKneedleNoKnee(t *testing.T) {
 	type input struct {
 		name string
 		x, y []float64
+		dir  Direction // the line's direction; -1 for any
 	}
 	var inputs []input
-	add := func(name string, x, y []float64) { inputs = append(inputs, input{name, x, y}) }
-	add("empty", nil, nil)
-	add("one point", []float64{1}, []float64{2})
-	add("two points", []float64{1, 2}, []float64{2, 5})
+	add := func(name string, x, y []float64, dir Direction) { inputs = append(inputs, input{name, x, y, dir}) }
+	add("empty", nil, nil, -1)
+	add("one point", []float64{1}, []float64{2}, -1)
+	add("two points", []float64{1, 2}, []float64{2, 5}, -1)
+	add("two points down", []float64{1, 2}, []float64{5, 2}, -1)
 	for _, n := range []int{3, 10, 1000} {
 		for _, uneven := range []bool{false, true} {
-			for _, ab := range [][2]float64{{0, 1}, {3, -2}, {1e6, 1e-3}, {-7, 0}, {1e300, 0}} {
+			for _, ab := range [][2]float64{{0, 1}, {3, -2}, {1e6, 1e-3}, {1e6, -1e-3}, {-7, 0}, {1e300, 0}} {
 				x, y := line(n, ab[0], ab[1], uneven)
-				add("line", x, y)
+				dir := Direction(-1)
+				if ab[1] > 0 {
+					dir = Increasing
+				} else if ab[1] < 0 {
+					dir = Decreasing
+				}
+				add(fmt.Sprintf("line %v%+v·x", ab[0], ab[1]), x, y, dir)
 			}
 		}
 	}
 	// Flat up to rounding: the relative spread is below 1e-12.
-	add("almost flat", []float64{0, 1, 2, 3, 4}, []float64{1, 1 + 1e-15, 1, 1 - 1e-15, 1})
+	add("almost flat", []float64{0, 1, 2, 3, 4}, []float64{1, 1 + 1e-15, 1, 1 - 1e-15, 1}, -1)
 	for _, in := range inputs {
 		for _, opt := range allShapes() {
-			r, err := Kneedle(in.x, in.y, opt)
-			if err != nil || r.Found || len(r.All) != 0 {
-				t.Errorf("Kneedle(%s, n=%d, %+v) = found %v at %+v (All %d), err %v; want no knee",
-					in.name, len(in.x), opt, r.Found, r.Knee, len(r.All), err)
+			for _, strict := range []bool{false, true} {
+				if !strict && in.dir >= 0 && opt.Direction != in.dir {
+					continue
+				}
+				opt.Strict = strict
+				r, err := Kneedle(in.x, in.y, opt)
+				if err != nil || r.Found || len(r.All) != 0 {
+					t.Errorf("Kneedle(%s, n=%d, %+v) = found %v at %+v (All %d), err %v; want no knee",
+						in.name, len(in.x), opt, r.Found, r.Knee, len(r.All), err)
+				}
 			}
 		}
 	}
 }
 
-// A curve given the wrong shape has no knee: kneed would report its first
-// point.
+// A curve given the wrong shape: kneed, and Kneedle without Strict, report
+// an end point (kneed 0.8.6 on exp(−x/5), x = 0..49: 0.0 as concave
+// increasing, 49.0 as convex increasing and as concave decreasing); with
+// Strict there is no knee.
 func TestKneedleWrongShape(t *testing.T) {
 	x := seq(0, 50)
 	y := make([]float64, len(x))
 	for i, v := range x {
 		y[i] = math.Exp(-v / 5) // convex decreasing
 	}
-	for _, opt := range []Options{{}, {Curve: Convex}, {Direction: Decreasing}} {
-		r, err := Kneedle(x, y, opt)
+	for _, tt := range []struct {
+		opt  Options
+		want float64
+	}{{Options{}, 0}, {Options{Curve: Convex}, 49}, {Options{Direction: Decreasing}, 49}} {
+		r, err := Kneedle(x, y, tt.opt)
+		if err != nil || !r.Found || r.X != tt.want {
+			t.Errorf("Kneedle(exp decay, %v %v) = %+v, %v; want kneed's knee x = %v", tt.opt.Curve, tt.opt.Direction, r.Knee, err, tt.want)
+		}
+		tt.opt.Strict = true
+		r, err = Kneedle(x, y, tt.opt)
 		if err != nil || r.Found {
-			t.Errorf("Kneedle(exp decay, %v %v) = %+v, %v; want no knee", opt.Curve, opt.Direction, r.Knee, err)
+			t.Errorf("Kneedle(exp decay, %v %v, Strict) = %+v, %v; want no knee", tt.opt.Curve, tt.opt.Direction, r.Knee, err)
 		}
 	}
-	r, err := Kneedle(x, y, Options{Curve: Convex, Direction: Decreasing})
-	if err != nil || !r.Found {
-		t.Errorf("Kneedle(exp decay, convex decreasing) = %+v, %v; want a knee", r, err)
+	for _, strict := range []bool{false, true} {
+		r, err := Kneedle(x, y, Options{Curve: Convex, Direction: Decreasing, Strict: strict})
+		if err != nil || !r.Found || r.X != 11 {
+			t.Errorf("Kneedle(exp decay, convex decreasing, Strict %v) = %+v, %v; want kneed's knee x = 11", strict, r, err)
+		}
 	}
 }
 
@@ -160,12 +191,12 @@ func TestKneedleDiffCurve(t *testing.T) {
 	ymin, ymax := slices.Min(y), slices.Max(y)
 	for i := range x {
 		want := (y[i]-ymin)/(ymax-ymin) - x[i] // x is already in [0, 1]
-		if math.Abs(r.Diff[i]-want) > 1e-15 {
-			t.Errorf("Diff[%d] = %v; want %v", i, r.Diff[i], want)
+		if math.Abs(r.DiffCurve[i]-want) > 1e-15 {
+			t.Errorf("DiffCurve[%d] = %v; want %v", i, r.DiffCurve[i], want)
 		}
 	}
-	if r.Diff[r.Index] != r.Diff[slices.Index(r.Diff, slices.Max(r.Diff))] || r.Knee.Diff != r.Diff[r.Index] {
-		t.Errorf("figure2: knee at %d with Diff %v; want the maximum of Diff %v", r.Index, r.Knee.Diff, slices.Max(r.Diff))
+	if r.DiffCurve[r.Index] != r.DiffCurve[slices.Index(r.DiffCurve, slices.Max(r.DiffCurve))] || r.Knee.Diff != r.DiffCurve[r.Index] {
+		t.Errorf("figure2: knee at %d with Diff %v; want the maximum of DiffCurve %v", r.Index, r.Knee.Diff, slices.Max(r.DiffCurve))
 	}
 
 	// Convex decreasing: Diff = (1 − ŷ) − x̂, in data order.
@@ -175,8 +206,8 @@ func TestKneedleDiffCurve(t *testing.T) {
 	}
 	for i := range kneedX {
 		want := 1 - (convexDecreasing[i]-1)/99 - kneedX[i]/9
-		if math.Abs(r.Diff[i]-want) > 1e-15 {
-			t.Errorf("convex decreasing: Diff[%d] = %v; want %v", i, r.Diff[i], want)
+		if math.Abs(r.DiffCurve[i]-want) > 1e-15 {
+			t.Errorf("convex decreasing: DiffCurve[%d] = %v; want %v", i, r.DiffCurve[i], want)
 		}
 	}
 	// Concave decreasing: mirrored, Diff = ŷ − (1 − x̂).
@@ -186,8 +217,8 @@ func TestKneedleDiffCurve(t *testing.T) {
 	}
 	for i := range kneedX {
 		want := concaveDecreasing[i]/99 - (1 - kneedX[i]/9)
-		if math.Abs(r.Diff[i]-want) > 1e-15 {
-			t.Errorf("concave decreasing: Diff[%d] = %v; want %v", i, r.Diff[i], want)
+		if math.Abs(r.DiffCurve[i]-want) > 1e-15 {
+			t.Errorf("concave decreasing: DiffCurve[%d] = %v; want %v", i, r.DiffCurve[i], want)
 		}
 	}
 }
@@ -308,8 +339,8 @@ func TestKneedleMirrorSymmetry(t *testing.T) {
 				if tt.mirrored {
 					j = n - 1 - i
 				}
-				if math.Abs(r.Diff[j]-base.Diff[i]) > 1e-9 {
-					t.Errorf("%s, %s: Diff[%d] = %v; want %v", s.name, tt.name, j, r.Diff[j], base.Diff[i])
+				if math.Abs(r.DiffCurve[j]-base.DiffCurve[i]) > 1e-9 {
+					t.Errorf("%s, %s: DiffCurve[%d] = %v; want %v", s.name, tt.name, j, r.DiffCurve[j], base.DiffCurve[i])
 					break
 				}
 			}
@@ -423,5 +454,94 @@ func TestKneedleHugeRange(t *testing.T) {
 	r, err := Kneedle(x2, y2, Options{})
 	if err != nil || !r.Found || r.Index != want.Index {
 		t.Errorf("Kneedle(huge) = %+v, %v; want knee at %d", r.Knee, err, want.Index)
+	}
+}
+
+// strictCurve is a concave increasing curve (x = 0..20) whose difference
+// curve d = ŷ − x̂ first dips below the chord, has a local maximum there at
+// x = 5 (d = −0.005) followed by a fall of more than S·mean(Δx̂) = 0.05,
+// and later has a true knee at x = 14 (d = 0.25). kneed 0.8.6 reports
+// x = 5 offline and [5, 14] online (run on these numbers).
+var strictCurve = []float64{0, 0.03, 0.07, 0.125, 0.19, 0.245, 0.2, 0.23, 0.32, 0.41, 0.5,
+	0.6, 0.7, 0.85, 0.95, 0.85, 0.85, 0.88, 0.92, 0.96, 1}
+
+// Strict passes over a knee below the chord and goes on scanning; without
+// it Kneedle reports kneed's knees.
+func TestKneedleStrictBelowChord(t *testing.T) {
+	x := seq(0, len(strictCurve))
+	for _, tt := range []struct {
+		strict, online bool
+		want           []float64 // knee x of All; the result is the last
+	}{
+		{false, false, []float64{5}},
+		{false, true, []float64{5, 14}},
+		{true, false, []float64{14}},
+		{true, true, []float64{14}},
+	} {
+		r, err := Kneedle(x, strictCurve, Options{Strict: tt.strict, Online: tt.online})
+		if err != nil || !r.Found || !slices.Equal(kneeXs(r.All), tt.want) || r.X != tt.want[len(tt.want)-1] {
+			t.Errorf("Strict %v, online %v: knee %+v, all %v, err %v; want all %v", tt.strict, tt.online, r.Knee, kneeXs(r.All), err, tt.want)
+			continue
+		}
+		if k := r.All[0]; !tt.strict && !(k.Diff < 0 && k.Diff == r.DiffCurve[k.Index]) {
+			t.Errorf("Strict %v: first knee's Diff = %v (curve %v); want it below the chord", tt.strict, k.Diff, r.DiffCurve[k.Index])
+		}
+	}
+}
+
+// A noisy straight line has no knee when the noise is small enough that
+// the difference curve cannot fall S·mean(Δx̂) = S/(n−1) below a maximum:
+// a spread of the residuals (max − min) below S/(2(n−1)) of the range of
+// y. Uniform noise of 0.9 of that spread, on lines of every direction
+// (declared as such), every shape, S, n, online or not; with polynomial
+// smoothing the smoothed residuals can spread further, so there the noise
+// is a fifth of the bound.
+func TestKneedleNoisyLine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 2011))
+	checked := 0
+	for _, n := range []int{5, 20, 100, 1000} {
+		for _, s := range []float64{0.5, 1, 2} {
+			for _, opt := range allShapes() {
+				if opt.S != 1 {
+					continue // allShapes' S values are replaced by s
+				}
+				opt.S = s
+				frac := 0.9
+				if opt.Interp.Method == InterpPolynomial {
+					frac = 0.2
+				}
+				slope := 3.0
+				if opt.Direction == Decreasing {
+					slope = -3
+				}
+				x := linspace(-1, 4, n)
+				if rng.IntN(2) == 0 {
+					x = seq(float64(rng.IntN(100)), n)
+				}
+				rangeY := math.Abs(slope) * (x[n-1] - x[0])
+				spread := frac * s / (2 * float64(n-1)) * rangeY
+				e := make([]float64, n)
+				for i := range e {
+					e[i] = spread * (rng.Float64() - 0.5)
+				}
+				// The whole spread, at two random points.
+				p := rng.Perm(n)
+				e[p[0]], e[p[1]] = spread/2, -spread/2
+				y := make([]float64, n)
+				for i := range y {
+					y[i] = 10 + slope*x[i] + e[i]
+				}
+				lo, hi := slices.Min(e), slices.Max(e)
+				r, err := Kneedle(x, y, opt)
+				if err != nil || r.Found || len(r.All) != 0 {
+					t.Errorf("noisy line (n=%d, noise spread %.3g of the range, %+v): knee %v at %+v, all %v, err %v; want none",
+						n, (hi-lo)/rangeY, opt, r.Found, r.Knee, kneeXs(r.All), err)
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 200 {
+		t.Fatalf("only %d lines checked", checked)
 	}
 }

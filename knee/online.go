@@ -102,6 +102,7 @@ func (d *OnlineKneedle) init() {
 		panic(err) // programmer error: invalid settings
 	}
 	d.opt, _ = d.Options.validate()
+	d.opt.Strict = true
 	d.stable = d.Stable
 	if d.stable == 0 {
 		d.stable = DefaultStable

@@ -7,9 +7,11 @@ import (
 )
 
 // naiveOnline is the reference for OnlineKneedle: call Kneedle on every
-// prefix, allocating afresh, and apply the stability rule.
+// prefix, allocating afresh, with Strict set, and apply the stability
+// rule.
 func naiveOnline(t *testing.T, x, y []float64, opt Options, stable int) (knee Point, at int) {
 	t.Helper()
+	opt.Strict = true
 	cand, count := -1, 0
 	for i := range x {
 		r, err := Kneedle(x[:i+1], y[:i+1], opt)
@@ -105,5 +107,29 @@ func TestOnlineKneedleStopsStoringAfterKnee(t *testing.T) {
 	at := feed(d, x, y)
 	if at < 0 || d.N() != 0 {
 		t.Errorf("after the knee: accepted at %d, N() = %d; want a knee and N() = 0", at, d.N())
+	}
+}
+
+// A loss that stays flat before it falls, 0.3 + 0.7/(1 + (t/30)³): kneed,
+// and Kneedle without Strict, call its first point the knee (the curve
+// starts below the chord of a convex one); OnlineKneedle, which implies
+// Strict, waits for the real knee.
+func TestOnlineKneedleImpliesStrict(t *testing.T) {
+	n := 300
+	x, y := make([]float64, n), make([]float64, n)
+	for i := range n {
+		x[i] = float64(i)
+		y[i] = 0.3 + 0.7/(1+math.Pow(x[i]/30, 3))
+	}
+	opt := Options{Curve: Convex, Direction: Decreasing}
+	if r, err := Kneedle(x, y, opt); err != nil || !r.Found || r.Index != 0 {
+		t.Errorf("Kneedle without Strict: %+v, %v; want the first point", r.Knee, err)
+	}
+	d := &OnlineKneedle{Options: opt}
+	at := feed(d, x, y)
+	got, ok := d.Knee()
+	want, wantAt := naiveOnline(t, x, y, opt, DefaultStable)
+	if !ok || got.Index == 0 || got != want || at != wantAt {
+		t.Errorf("OnlineKneedle: knee %v %+v accepted at %d; want %+v at %d, not the first point", ok, got, at, want, wantAt)
 	}
 }

@@ -34,6 +34,13 @@
 #     "polynomial" (degree 7, kneed's default, or 3, 5, 11).
 # Every y is rounded to 10 significant digits and every x to 12 before kneed
 # sees them, so the JSON holds exactly the numbers kneed was given.
+#   * then TIES "tie" cases (interp1d, noise-free, nothing rounded: the JSON
+#     holds the shortest repr of every float): piecewise-linear curves whose
+#     difference curve has a plateau, on a linspace between random ends, so
+#     that kneed's answer depends on how x-hat and y-hat round;
+#   * "mean_checks": linspace grids and kneed's |mean(diff(x_normalized))|
+#     computed by numpy (pairwise summation), chosen where a left-to-right
+#     sum would round differently.
 #
 # knee/kneed_reference_test.go reads the file.
 import json
@@ -59,6 +66,7 @@ assert kneed.__version__ == "0.8.6", kneed.__version__
 
 SEED = 20110620  # ICDCS Workshops 2011, the Kneedle paper
 CASES = 800
+TIES = 100
 OUT = os.path.join(HERE, "kneed_reference.json")
 
 rng = np.random.default_rng(SEED)
@@ -239,8 +247,76 @@ def make_case(i):
     return case
 
 
+def make_tie_case(i):
+    """A curve whose difference curve has a plateau: a piecewise-linear
+    base with a middle segment parallel to the chord, evaluated exactly
+    (nothing rounded), on a linspace between random ends. Which point of
+    the plateau is a local maximum is decided by the rounding of x-hat and
+    y-hat, so these cases check that Kneedle rounds as kneed does."""
+    curve, direction = SHAPES[i % 4]
+    n = int(rng.integers(8, 120))
+    S = float(rng.choice([0.5, 1.0, 2.0]))
+    online = bool(rng.random() < 0.5)
+    # Half of them end the plateau on a grid point and then fall by exactly
+    # S per unit of t (last slope 1 - S), so that the fall below kneed's
+    # threshold is a tie too, decided by the rounding of the mean of
+    # diff(x-hat).
+    drop_tie = S < 2 and rng.random() < 0.5
+    while True:
+        t1, w, s1 = rng.uniform(0.1, 0.4), rng.uniform(0.1, 0.4), rng.uniform(1.5, 3)
+        t2 = t1 + w
+        if drop_tie:
+            t2 = int(rng.integers(n // 3, n - 2)) / (n - 1)
+            t1 = rng.uniform(0.1, 0.9) * t2
+            s1 = 1 + S * (1 - t2) / t1
+        f2 = s1 * t1 + (t2 - t1)
+        if t1 + 0.05 < t2 < 0.95 and f2 <= 1:
+            break
+    s3 = (1 - f2) / (1 - t2)
+
+    def f_of(tt):
+        return np.where(tt < t1, s1 * tt, np.where(tt < t2, s1 * t1 + (tt - t1), f2 + s3 * (tt - t2)))
+
+    a = float("%.4g" % rng.uniform(-10, 10))
+    b = float("%.4g" % (a + logu(0.1, 100)))
+    x = np.linspace(a, b, n)
+    g = shaped(f_of, tnorm(x), curve, direction)
+    y = float(rng.integers(-50, 50)) + float("%.3g" % logu(0.01, 100)) * g
+    case = {
+        "id": i, "curve": curve, "direction": direction, "S": S, "online": online,
+        "interp": "interp1d", "degree": 7, "even": True, "grid": "linspace(%g,%g)" % (a, b),
+        "base": "tie(t1=%.3g,t2=%.3g,s1=%.3g,s3=%.3g)" % (t1, t2, s1, s3), "noise": 0.0,
+        "x": [float(v) for v in x], "y": [float(v) for v in y],
+    }
+    case.update(kneed_answer(x, y, S, curve, direction, "interp1d", online, 7))
+    return case
+
+
+def mean_checks():
+    """kneed's S-step, |mean(diff(x_normalized))|, on linspace grids whose
+    numpy (pairwise) sum differs from a left-to-right sum."""
+    out = []
+    for n in [7, 9, 100, 129, 257, 1000, 3001]:
+        for _ in range(100):
+            a = float("%.4g" % rng.uniform(-10, 10))
+            b = float("%.4g" % (a + logu(0.1, 100)))
+            x = np.linspace(a, b, n)
+            xn = (x - min(x)) / (max(x) - min(x))
+            d = np.diff(xn)
+            seq = 0.0
+            for v in d:
+                seq += float(v)
+            m = float(np.abs(d.mean()))
+            if n < 9 or seq / (n - 1) != m:
+                break
+        out.append({"x": [float(v) for v in x], "mean": m})
+    return out
+
+
 def main():
     cases = [make_case(i) for i in range(CASES)]
+    cases += [make_tie_case(CASES + i) for i in range(TIES)]
+    means = mean_checks()
     src = {
         "generator": "testdata/knee/gen_kneed_reference.py",
         "command": "cd testdata/knee && /usr/bin/python3 gen_kneed_reference.py",
@@ -255,6 +331,8 @@ def main():
     with open(OUT, "w") as fh:
         fh.write('{"source": %s,\n"cases": [\n' % json.dumps(src, sort_keys=True))
         fh.write(",\n".join(json.dumps(c, separators=(",", ":")) for c in cases))
+        fh.write('\n],\n"mean_checks": [\n')
+        fh.write(",\n".join(json.dumps(m, separators=(",", ":")) for m in means))
         fh.write("\n]}\n")
     even = sum(c["even"] for c in cases)
     found = sum(c["knee"] is not None for c in cases)
