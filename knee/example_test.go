@@ -62,6 +62,29 @@ func ExampleKneedle_online() {
 	// result: x = 36
 }
 
+// A training loss that stays flat before it falls: like kneed, Kneedle
+// calls its first point the knee (the curve starts below the chord of a
+// convex one); Strict passes over it.
+func ExampleKneedle_strict() {
+	x := make([]float64, 300)
+	y := make([]float64, 300)
+	for i := range x {
+		x[i] = float64(i)
+		y[i] = 0.3 + 0.7/(1+math.Pow(x[i]/30, 3))
+	}
+	for _, strict := range []bool{false, true} {
+		r, err := knee.Kneedle(x, y, knee.Options{Curve: knee.Convex, Direction: knee.Decreasing, Strict: strict})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("Strict %v: x = %v, %.3f above the chord\n", strict, r.X, r.Diff)
+	}
+	// Output:
+	// Strict false: x = 0, 0.000 above the chord
+	// Strict true: x = 67, 0.694 above the chord
+}
+
 // Straight lines, flat curves and too few points have no knee.
 func ExampleKneedle_noKnee() {
 	r, err := knee.Kneedle([]float64{0, 1, 2, 3}, []float64{1, 3, 5, 7}, knee.Options{})

@@ -43,7 +43,9 @@ var (
 // accepts a knee once Kneedle has returned the same knee (the same Index)
 // for Stable consecutive Adds. The zero value uses Kneedle's default
 // options (a concave increasing curve); set Options.Curve = Convex and
-// Options.Direction = Decreasing for a training loss.
+// Options.Direction = Decreasing for a training loss. Options.Strict is
+// always set: a detector's knee is acted upon, and kneed's reading would
+// accept the first point of a loss that stays flat before it falls.
 //
 // Kneedle normalises the curve seen so far to the unit square, so a knee
 // found on a prefix is relative to that prefix: on a smooth convex decay
@@ -62,9 +64,9 @@ var (
 // does not allocate once they have grown. After the knee is accepted, Add
 // stores nothing more.
 type OnlineKneedle struct {
-	// Options are passed to Kneedle on every Add. Options.Online selects
-	// which knee of each run is considered (the last rather than the first).
-	// They must not change after the first Add.
+	// Options are passed to Kneedle on every Add, with Strict set.
+	// Options.Online selects which knee of each run is considered (the last
+	// rather than the first). They must not change after the first Add.
 	Options Options
 	// Stable is how many consecutive Adds must return the same knee before
 	// it is accepted; 0 means DefaultStable (5, as MLLess's "stable for 5
