@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 )
 
@@ -76,18 +77,27 @@ type kneedReference struct {
 	MeanChecks []meanCheck    `json:"mean_checks"`
 }
 
-func readKneedReference(t testing.TB) kneedReference {
-	t.Helper()
+// kneedRef caches the parsed file, which two tests read.
+var kneedRef = sync.OnceValues(func() (kneedReference, error) {
+	var f kneedReference
 	b, err := os.ReadFile(filepath.Join("..", "testdata", "knee", "kneed_reference.json"))
 	if err != nil {
-		t.Fatal(err)
+		return f, err
 	}
-	var f kneedReference
 	if err := json.Unmarshal(b, &f); err != nil {
-		t.Fatal(err)
+		return f, err
 	}
 	if f.Source["kneed"] == nil || len(f.Cases) == 0 || len(f.MeanChecks) == 0 {
-		t.Fatalf("kneed_reference.json: no source header, cases or mean checks")
+		return f, fmt.Errorf("kneed_reference.json: no source header, cases or mean checks")
+	}
+	return f, nil
+})
+
+func readKneedReference(t testing.TB) kneedReference {
+	t.Helper()
+	f, err := kneedRef()
+	if err != nil {
+		t.Fatal(err)
 	}
 	return f
 }

@@ -136,8 +136,8 @@ func TestKneedleNoKnee(t *testing.T) {
 	for _, in := range inputs {
 		for _, opt := range allShapes() {
 			for _, strict := range []bool{false, true} {
-				if !strict && in.dir >= 0 && opt.Direction != in.dir {
-					continue
+				if in.dir >= 0 && strict == (opt.Direction == in.dir) {
+					continue // a line in the declared direction needs no Strict
 				}
 				opt.Strict = strict
 				r, err := Kneedle(in.x, in.y, opt)
