@@ -191,12 +191,13 @@ type Result struct {
 	DiffCurve []float64
 }
 
-// minTol is the smallest tolerance, in the unit square, below which two
-// values of the difference curve count as equal and a drop counts as none.
-// It makes the result independent of rounding: of affine rescaling of x
-// and y, of mirroring, and of ties that exact arithmetic would break either
-// way. The tolerance grows when the data carry a large offset relative to
-// their range (see resolution).
+// minTol is the smallest rounding tolerance, in the unit square: a fall of
+// the difference curve must exceed it to declare a knee, and with Strict a
+// knee must lie above the chord by more than it. It matters only for a
+// tiny S (kneed counts any fall) and keeps rounding noise from making a
+// knee. The tolerance grows when the data carry a large offset relative to
+// their range (see resolution). Local maxima and minima are found by exact
+// comparisons, as kneed finds them.
 const minTol = 1e-12
 
 // ulps is how many units in the last place of the largest |x| and |y| the
@@ -213,8 +214,9 @@ const flatTol = 1e-12
 // x must be strictly increasing, x and y of equal length and finite;
 // otherwise Kneedle returns an error (ErrLength, or an *InputError wrapping
 // ErrNotFinite or ErrNotIncreasing) and a zero Result. Fewer than three
-// points, a flat y and a straight line have no knee: Found is false and the
-// error nil. Invalid options give an error matching ErrOption.
+// points, a flat y and a straight line in the declared direction have no
+// knee: Found is false and the error nil. Invalid options give an error
+// matching ErrOption.
 func Kneedle(x, y []float64, opt Options) (Result, error) {
 	o, err := opt.validate()
 	if err != nil {
