@@ -51,7 +51,7 @@ type snapshot struct {
 func newCoordinator(e *Experiment, theta0 []float64, workers []consistency.WorkerID) (*coordinator, error) {
 	model, err := consistency.New(e.Sync, consistency.Config{Workers: workers, Batch: e.Batch})
 	if err != nil {
-		return nil, fmt.Errorf("harness: sync model: %w: %w", err, ErrConfig)
+		return nil, configError("sync model", err)
 	}
 	srv, err := e.Algorithm.NewServer(theta0)
 	if err != nil {

@@ -18,6 +18,25 @@ import (
 // ErrConfig reports an invalid experiment.
 var ErrConfig = errors.New("harness: invalid experiment")
 
+// configErr is a configuration error another package found: its message
+// is that package's with the harness's context in front, and it matches
+// both that package's sentinel and ErrConfig.
+type configErr struct {
+	context string
+	err     error
+}
+
+func configError(context string, err error) error { return &configErr{context, err} }
+
+func (e *configErr) Error() string {
+	if e.context == "" {
+		return "harness: " + e.err.Error()
+	}
+	return "harness: " + e.context + ": " + e.err.Error()
+}
+
+func (e *configErr) Unwrap() []error { return []error{e.err, ErrConfig} }
+
 // Clock selects the runtime.
 type Clock uint8
 

@@ -185,7 +185,7 @@ func (e *Experiment) validateMigration() error {
 		cfg.MinSplit = e.Duration / 16
 	}
 	if err := cfg.Validate(); err != nil {
-		return fmt.Errorf("harness: Migration.Planner: %w: %w", err, ErrConfig)
+		return configError("Migration.Planner", err)
 	}
 	if m.PointBytes == 0 {
 		ps, ok := e.Algorithm.(pointSizer)
@@ -252,11 +252,11 @@ func newMigration(e *Experiment, st *setupState) (*migration, error) {
 	}
 	pl, err := migrate.NewPlacement(sizes, migrate.PlacementConfig{WindowSize: e.Migrate.Window})
 	if err != nil {
-		return nil, fmt.Errorf("harness: migration: %w: %w", err, ErrConfig)
+		return nil, configError("migration", err)
 	}
 	planner, err := migrate.NewPlanner(e.Migrate.Planner)
 	if err != nil {
-		return nil, fmt.Errorf("harness: migration planner: %w: %w", err, ErrConfig)
+		return nil, configError("migration planner", err)
 	}
 	n := len(st.shards)
 	hist, _ := migrate.NewHistory(n)

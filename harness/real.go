@@ -64,7 +64,7 @@ func runReal(ctx context.Context, e *Experiment, st *setupState) (*Result, error
 		tr, err = inproc.New(inproc.Config{Layout: st.layout, Seed: e.Seed})
 	}
 	if err != nil {
-		return nil, fmt.Errorf("harness: Network: %w: %w", err, ErrConfig)
+		return nil, configError("Network", err)
 	}
 	defer tr.Close()
 	cep, err := tr.Open(transport.Coordinator)

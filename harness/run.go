@@ -70,7 +70,7 @@ func setup(e *Experiment) (*setupState, error) {
 	}
 	parts, err := dataset.Shard(alg.NumPoints(), e.Workers, perm)
 	if err != nil {
-		return nil, fmt.Errorf("harness: %w: %w", err, ErrConfig)
+		return nil, configError("", err)
 	}
 	theta0 := e.Theta0
 	if theta0 == nil {
@@ -79,7 +79,7 @@ func setup(e *Experiment) (*setupState, error) {
 		}
 	}
 	if err := algorithms.CheckParams(alg.Layout(), theta0); err != nil {
-		return nil, fmt.Errorf("harness: θ0: %w: %w", err, ErrConfig)
+		return nil, configError("θ0", err)
 	}
 	st := &setupState{theta0: theta0, parts: parts, layout: alg.Layout()}
 	st.strag = e.stragglers(rand.New(rand.NewPCG(e.Seed, 0x57a6)))
