@@ -77,6 +77,8 @@ func TestRefusedBeforeWork(t *testing.T) {
 		{tinyCompare("-sync", "asp:1"), 2, []string{`-sync "asp:1"`}},
 		{tinyCompare("-sync", "bsb"), 2, []string{`-sync "bsb": unknown model`, presets}},
 		{tinyCompare("-sync", "fspv+replicas"), 2, []string{"replica design"}},
+		{tinyCompare("-sync", "bsp,"), 2, []string{`-sync ""`, "stray comma"}},
+		{[]string{"compare", "help"}, 2, []string{`unexpected argument "help"`, "help is -h"}},
 		// train -iters 0 ran 20.
 		{[]string{"train", "-iters", "0"}, 2, []string{"-iters 0", "≥ 1", "default is 20"}},
 		{[]string{"train", "-iters", "-3"}, 2, []string{"-iters -3"}},

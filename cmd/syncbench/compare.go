@@ -217,6 +217,9 @@ func (f *compareFlags) check() error {
 	f.plans = f.plans[:0]
 	for s := range strings.SplitSeq(f.syncList, ",") {
 		s = strings.TrimSpace(s)
+		if s == "" {
+			return fmt.Errorf(`-sync "": an empty entry in %q (a stray comma?); list the models separated by single commas`, f.syncList)
+		}
 		p, err := parsePlan(s)
 		if err == nil && f.replicas && !p.replicas {
 			p, err = p.withReplicas()

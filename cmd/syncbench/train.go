@@ -207,6 +207,9 @@ func parseFlags(fs *flag.FlagSet, args []string, check func() error, stderr io.W
 				how = fmt.Sprintf("the command comes first: syncbench %s [flags]", c.name)
 			}
 		}
+		if fs.Arg(0) == "help" {
+			how = "help is -h"
+		}
 		fmt.Fprintf(stderr, "%s: unexpected argument %q (%s); run '%s -h' for help\n", fs.Name(), fs.Arg(0), how, fs.Name())
 		return 2, false
 	}
