@@ -294,7 +294,7 @@ func TestHelpDefaultsAreTheCode(t *testing.T) {
 			if err := json.Unmarshal([]byte(out), &j); err != nil {
 				t.Fatal(err)
 			}
-			return j.Runs[0].FinalObjective
+			return float64(j.Runs[0].FinalObjective)
 		}
 		if def, stated, other := obj(0), obj(tc.lr), obj(2*tc.lr); def != stated || def == other {
 			t.Errorf("%s -algo %s: -lr 0 ends at %v, -lr %g at %v, -lr %g at %v; want the first two equal", tc.cmd, tc.algo, def, tc.lr, stated, 2*tc.lr, other)
@@ -475,7 +475,7 @@ func TestTargetKeepsTheRuns(t *testing.T) {
 		if err := json.Unmarshal([]byte(a), &ja); err != nil {
 			t.Fatal(err)
 		}
-		_, b, errs := runCmd(t, append(base, "-target", strconv.FormatFloat(ja.Target, 'g', -1, 64))...)
+		_, b, errs := runCmd(t, append(base, "-target", strconv.FormatFloat(float64(ja.Target), 'g', -1, 64))...)
 		var jb compareJSON
 		if err := json.Unmarshal([]byte(b), &jb); err != nil {
 			t.Fatalf("%v: %s", err, errs)

@@ -561,12 +561,15 @@ func batchIgnored(p plan) bool {
 func (c *comparison) warnings() []string {
 	var ws []string
 	for _, r := range c.runs {
-		if math.IsNaN(r.Final) || math.IsInf(r.Final, 0) {
-			ws = append(ws, fmt.Sprintf("%s diverged (final objective %v); try a smaller -lr", r.Name, r.Final))
+		if r.Diverged {
+			ws = append(ws, fmt.Sprintf("%s diverged at %v (objective past %g × its start; final %.6g); try a smaller -lr",
+				r.Name, r.DivergedAt, harness.DivergeFactor, r.Final))
 		}
 	}
 	switch {
-	case c.derived && (math.IsNaN(c.best) || !reached(c.best, c.initial, c.minimize) || c.best == c.initial):
+	case c.derived && math.IsNaN(c.best):
+		// Every run diverged: said above, run by run.
+	case c.derived && (!reached(c.best, c.initial, c.minimize) || c.best == c.initial):
 		ws = append(ws, fmt.Sprintf("no run improved on θ0's objective %.6g in %v, so the derived target is θ0's and every time to target is 0 s; run longer (-duration) or give -target",
 			c.initial, c.f.duration))
 	case !c.derived && reached(c.initial, c.target, c.minimize):
@@ -618,6 +621,9 @@ func runComparison(ctx context.Context, f *compareFlags, alg algorithms.Algorith
 	finals := make([]float64, len(c.runs))
 	for i, r := range c.runs {
 		finals[i] = r.Final
+		if r.Diverged {
+			finals[i] = math.NaN() // no target from a run that blew up
+		}
 	}
 	c.best, c.target = deriveTarget(c.initial, finals, c.minimize)
 	c.derived = !f.hasTarget

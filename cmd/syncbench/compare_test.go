@@ -114,7 +114,7 @@ func TestCompareJSON(t *testing.T) {
 		if r.Sync != want[i] {
 			t.Errorf("run %d is %s; want %s", i, r.Sync, want[i])
 		}
-		best = min(best, r.FinalObjective)
+		best = min(best, float64(r.FinalObjective))
 		if r.TimeToTargetS != nil {
 			reached++
 			if *r.TimeToTargetS < 0 || *r.TimeToTargetS > 0.3 {
@@ -144,7 +144,7 @@ func TestCompareJSON(t *testing.T) {
 			t.Errorf("%s: %d stragglers; want 4", r.Sync, strag)
 		}
 	}
-	if wantT := c.InitialObjective - 0.99*(c.InitialObjective-best); math.Abs(c.Target-wantT) > 1e-12 {
+	if wantT := c.InitialObjective - 0.99*(c.InitialObjective-best); math.Abs(float64(c.Target)-wantT) > 1e-12 {
 		t.Errorf("target %v; want 99%% of the best improvement %v", c.Target, wantT)
 	}
 	if reached == 0 {
@@ -244,9 +244,9 @@ func TestCompareMaximize(t *testing.T) {
 	c, _ := compareRun(t, "-algo", "gmm", "-k", "4", "-sync", "bsp,asp")
 	best := math.Inf(-1)
 	for _, r := range c.Runs {
-		best = max(best, r.FinalObjective)
+		best = max(best, float64(r.FinalObjective))
 	}
-	if c.Minimize || !(c.Target > c.InitialObjective) || !(c.Target < best) {
+	if c.Minimize || !(float64(c.Target) > c.InitialObjective) || !(float64(c.Target) < best) {
 		t.Errorf("minimize %v, target %v from %v to best %v; want maximize with initial < target < best", c.Minimize, c.Target, c.InitialObjective, best)
 	}
 }

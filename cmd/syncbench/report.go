@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -31,16 +33,22 @@ func (c *comparison) writeTable(w io.Writer) error {
 	if !c.minimize {
 		better = "higher is better"
 	}
-	if c.derived {
+	switch {
+	case c.derived && math.IsNaN(c.best):
+		fmt.Fprintf(&b, "no target: every run diverged (%.6g at θ0, %s)\n", c.initial, better)
+	case c.derived:
 		fmt.Fprintf(&b, "target %.6g: %.0f%% of the best run's improvement, from %.6g at θ0 to %.6g (%s)\n",
 			c.target, 100*targetFraction, c.initial, c.best, better)
-	} else {
+	default:
 		fmt.Fprintf(&b, "target %.6g (-target; %.6g at θ0, %s)\n", c.target, c.initial, better)
 	}
 	b.WriteByte('\n')
 	rows := [][]string{{"sync", "time to target", "final objective", "iterations", "server versions", "wait %", "bytes sent"}}
 	for i, r := range c.runs {
 		ttt := "not reached"
+		if r.Diverged {
+			ttt = "diverged"
+		}
 		if c.ttt[i] >= 0 {
 			ttt = fmt.Sprintf("%.3f s", c.ttt[i].Seconds())
 		}
@@ -118,7 +126,7 @@ type compareJSON struct {
 	Scenario         scenarioJSON `json:"scenario"`
 	InitialObjective float64      `json:"initial_objective"`
 	Minimize         bool         `json:"minimize"`
-	Target           float64      `json:"target"`
+	Target           number       `json:"target"`
 	TargetDerived    bool         `json:"target_derived"`
 	Runs             []runJSON    `json:"runs"`
 }
@@ -149,12 +157,17 @@ type scenarioJSON struct {
 type runJSON struct {
 	Sync           string   `json:"sync"`
 	TimeToTargetS  *float64 `json:"time_to_target_s"`
-	FinalObjective float64  `json:"final_objective"`
-	Iterations     float64  `json:"iterations"`
-	Versions       uint64   `json:"versions"`
-	WaitFraction   float64  `json:"wait_fraction"`
-	BytesSent      int64    `json:"bytes_sent"`
-	Messages       int64    `json:"messages"`
+	FinalObjective number   `json:"final_objective"`
+	// Diverged is harness.Result.Diverged: the objective turned
+	// non-finite or grew past harness.DivergeFactor × its start, first at
+	// diverged_at_s.
+	Diverged     bool     `json:"diverged,omitempty"`
+	DivergedAtS  *float64 `json:"diverged_at_s,omitempty"`
+	Iterations   float64  `json:"iterations"`
+	Versions     uint64   `json:"versions"`
+	WaitFraction float64  `json:"wait_fraction"`
+	BytesSent    int64    `json:"bytes_sent"`
+	Messages     int64    `json:"messages"`
 	// Store is the store's traffic under -indirect; Held the mass an ISP
 	// run's workers still hold back at the end.
 	Store   *storeJSON   `json:"store,omitempty"`
@@ -210,7 +223,7 @@ func newMigrationJSON(m *harness.MigrationResult) *migrationJSON {
 
 type pointJSON struct {
 	TS        float64 `json:"t_s"`
-	Objective float64 `json:"objective"`
+	Objective number  `json:"objective"`
 	Version   uint64  `json:"version"`
 	Points    int64   `json:"points"`
 }
@@ -254,7 +267,7 @@ func (c *comparison) json() compareJSON {
 	if f.indirect {
 		out.Scenario.Indirect = &indirectJSON{RTTS: f.storeRTT.Seconds(), Bandwidth: f.storeBW, SignalS: f.signal.Seconds()}
 	}
-	out.InitialObjective, out.Minimize, out.Target, out.TargetDerived = c.initial, c.minimize, c.target, c.derived
+	out.InitialObjective, out.Minimize, out.Target, out.TargetDerived = c.initial, c.minimize, number(c.target), c.derived
 	if f.stragglerKind == harness.NoStragglers {
 		out.Scenario.Stragglers = 0
 	}
@@ -266,13 +279,17 @@ func (c *comparison) json() compareJSON {
 	for i, r := range c.runs {
 		out.Scenario.Sync = append(out.Scenario.Sync, r.Name)
 		rj := runJSON{
-			Sync: r.Name, FinalObjective: r.Final, Iterations: r.Iterations, Versions: uint64(r.Versions),
+			Sync: r.Name, FinalObjective: number(r.Final), Iterations: r.Iterations, Versions: uint64(r.Versions),
 			WaitFraction: r.WaitFraction, BytesSent: r.BytesSent, Messages: r.Messages,
 			Migration: newMigrationJSON(r.Migration),
 		}
 		if c.ttt[i] >= 0 {
 			s := c.ttt[i].Seconds()
 			rj.TimeToTargetS = &s
+		}
+		if r.Diverged {
+			s := r.DivergedAt.Seconds()
+			rj.Diverged, rj.DivergedAtS = true, &s
 		}
 		if st := r.Store; st != nil {
 			rj.Store = &storeJSON{Bytes: st.Bytes, Puts: st.Puts, Gets: st.Gets}
@@ -285,7 +302,7 @@ func (c *comparison) json() compareJSON {
 			rj.Intervals = append(rj.Intervals, intervalJSON{TS: p.T.Seconds(), IntervalS: max(p.Interval, 0).Seconds(), Probe: p.Probe})
 		}
 		for _, p := range r.Curve {
-			rj.Curve = append(rj.Curve, pointJSON{TS: p.T.Seconds(), Objective: p.Objective, Version: uint64(p.Version), Points: p.Points})
+			rj.Curve = append(rj.Curve, pointJSON{TS: p.T.Seconds(), Objective: number(p.Objective), Version: uint64(p.Version), Points: p.Points})
 		}
 		for w, s := range r.Workers {
 			rj.Workers = append(rj.Workers, workerJSON{
@@ -310,10 +327,10 @@ func (c *comparison) writeCSV(dir string) error {
 		if r.TimeToTargetS != nil {
 			ttt = ftoa(*r.TimeToTargetS)
 		}
-		runs = append(runs, []string{r.Sync, ttt, ftoa(r.FinalObjective), ftoa(r.Iterations), utoa(r.Versions),
-			ftoa(r.WaitFraction), itoa(r.BytesSent), itoa(r.Messages), ftoa(j.Target)})
+		runs = append(runs, []string{r.Sync, ttt, ftoa(float64(r.FinalObjective)), ftoa(r.Iterations), utoa(r.Versions),
+			ftoa(r.WaitFraction), itoa(r.BytesSent), itoa(r.Messages), ftoa(float64(j.Target))})
 		for _, p := range r.Curve {
-			curves = append(curves, []string{r.Sync, ftoa(p.TS), ftoa(p.Objective), utoa(p.Version), itoa(p.Points)})
+			curves = append(curves, []string{r.Sync, ftoa(p.TS), ftoa(float64(p.Objective)), utoa(p.Version), itoa(p.Points)})
 		}
 		for _, w := range r.Workers {
 			workers = append(workers, []string{r.Sync, strconv.Itoa(w.Worker), strconv.FormatBool(w.Straggler),
@@ -344,3 +361,15 @@ func writeCSVFile(path string, rows [][]string) error {
 func ftoa(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 func itoa(v int64) string   { return strconv.FormatInt(v, 10) }
 func utoa(v uint64) string  { return strconv.FormatUint(v, 10) }
+
+// number is a float64 that JSON writes as null when it is not finite (a
+// diverged run's objective): encoding/json refuses NaN and ±Inf.
+type number float64
+
+func (n number) MarshalJSON() ([]byte, error) {
+	f := float64(n)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(f)
+}
