@@ -123,34 +123,34 @@ type Options struct {
 // Validate checks o and returns the options with defaults filled in.
 func (o Options) validate() (Options, error) {
 	if math.IsNaN(o.S) || math.IsInf(o.S, 0) || o.S < 0 {
-		return o, fmt.Errorf("%w: S = %v, want a finite S ≥ 0", ErrOption, o.S)
+		return o, fmt.Errorf("%w: S = %v, want a finite S ≥ 0", ErrConfig, o.S)
 	}
 	if o.S == 0 {
 		o.S = 1
 	}
 	if o.Curve != Concave && o.Curve != Convex {
-		return o, fmt.Errorf("%w: Curve = %v", ErrOption, o.Curve)
+		return o, fmt.Errorf("%w: Curve = %v", ErrConfig, o.Curve)
 	}
 	if o.Direction != Increasing && o.Direction != Decreasing {
-		return o, fmt.Errorf("%w: Direction = %v", ErrOption, o.Direction)
+		return o, fmt.Errorf("%w: Direction = %v", ErrConfig, o.Direction)
 	}
 	switch o.Interp.Method {
 	case InterpNone:
 	case InterpPolynomial:
 		if o.Interp.Degree < 0 {
-			return o, fmt.Errorf("%w: Interp.Degree = %d, want ≥ 0", ErrOption, o.Interp.Degree)
+			return o, fmt.Errorf("%w: Interp.Degree = %d, want ≥ 0", ErrConfig, o.Interp.Degree)
 		}
 		if o.Interp.Degree == 0 {
 			o.Interp.Degree = DefaultDegree
 		}
 	default:
-		return o, fmt.Errorf("%w: Interp.Method = %v", ErrOption, o.Interp.Method)
+		return o, fmt.Errorf("%w: Interp.Method = %v", ErrConfig, o.Interp.Method)
 	}
 	return o, nil
 }
 
 // Validate reports whether o is usable: a nil error or one matching
-// ErrOption.
+// ErrConfig.
 func (o Options) Validate() error {
 	_, err := o.validate()
 	return err
@@ -213,10 +213,10 @@ const flatTol = 1e-12
 //
 // x must be strictly increasing, x and y of equal length and finite;
 // otherwise Kneedle returns an error (ErrLength, or an *InputError wrapping
-// ErrNotFinite or ErrNotIncreasing) and a zero Result. Fewer than three
+// ErrNonFinite or ErrNotIncreasing) and a zero Result. Fewer than three
 // points, a flat y and a straight line in the declared direction have no
 // knee: Found is false and the error nil. Invalid options give an error
-// matching ErrOption.
+// matching ErrConfig.
 func Kneedle(x, y []float64, opt Options) (Result, error) {
 	o, err := opt.validate()
 	if err != nil {
@@ -236,17 +236,17 @@ func checkInput(x, y []float64) error {
 	}
 	for i, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return &InputError{Name: "x", Index: i, Value: v, Err: ErrNotFinite}
+			return &InputError{Input: "x", Index: i, Value: v, Err: ErrNonFinite}
 		}
 	}
 	for i, v := range y {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return &InputError{Name: "y", Index: i, Value: v, Err: ErrNotFinite}
+			return &InputError{Input: "y", Index: i, Value: v, Err: ErrNonFinite}
 		}
 	}
 	for i := 1; i < len(x); i++ {
 		if !(x[i] > x[i-1]) {
-			return &InputError{Name: "x", Index: i, Value: x[i], Prev: x[i-1], Err: ErrNotIncreasing}
+			return &InputError{Input: "x", Index: i, Value: x[i], Prev: x[i-1], Err: ErrNotIncreasing}
 		}
 	}
 	return nil

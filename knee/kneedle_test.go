@@ -23,20 +23,20 @@ func TestKneedleErrors(t *testing.T) {
 		wantMsg string
 	}{
 		{"length", x3, y3[:2], Options{}, ErrLength, "len(x) = 3, len(y) = 2"},
-		{"x NaN", []float64{0, nan, 2}, y3, Options{}, ErrNotFinite, "x[1] = NaN"},
-		{"y +Inf", x3, []float64{0, 1, inf}, Options{}, ErrNotFinite, "y[2] = +Inf"},
-		{"y -Inf", x3, []float64{-inf, 1, 2}, Options{}, ErrNotFinite, "y[0] = -Inf"},
+		{"x NaN", []float64{0, nan, 2}, y3, Options{}, ErrNonFinite, "x[1] = NaN"},
+		{"y +Inf", x3, []float64{0, 1, inf}, Options{}, ErrNonFinite, "y[2] = +Inf"},
+		{"y -Inf", x3, []float64{-inf, 1, 2}, Options{}, ErrNonFinite, "y[0] = -Inf"},
 		{"x repeated", []float64{0, 1, 1}, y3, Options{}, ErrNotIncreasing, "x[2] = 1: x not strictly increasing (x[1] = 1)"},
 		{"x decreasing", []float64{2, 1, 0}, y3, Options{}, ErrNotIncreasing, "x[1] = 1"},
-		{"S negative", x3, y3, Options{S: -1}, ErrOption, "S = -1"},
-		{"S NaN", x3, y3, Options{S: nan}, ErrOption, "S = NaN"},
-		{"S Inf", x3, y3, Options{S: inf}, ErrOption, "S = +Inf"},
-		{"curve", x3, y3, Options{Curve: 2}, ErrOption, "Curve = Curve(2)"},
-		{"direction", x3, y3, Options{Direction: -1}, ErrOption, "Direction = Direction(-1)"},
-		{"interp method", x3, y3, Options{Interp: Interp{Method: 5}}, ErrOption, "InterpMethod(5)"},
-		{"degree", x3, y3, Options{Interp: Interp{Method: InterpPolynomial, Degree: -1}}, ErrOption, "Degree = -1"},
+		{"S negative", x3, y3, Options{S: -1}, ErrConfig, "S = -1"},
+		{"S NaN", x3, y3, Options{S: nan}, ErrConfig, "S = NaN"},
+		{"S Inf", x3, y3, Options{S: inf}, ErrConfig, "S = +Inf"},
+		{"curve", x3, y3, Options{Curve: 2}, ErrConfig, "Curve = Curve(2)"},
+		{"direction", x3, y3, Options{Direction: -1}, ErrConfig, "Direction = Direction(-1)"},
+		{"interp method", x3, y3, Options{Interp: Interp{Method: 5}}, ErrConfig, "InterpMethod(5)"},
+		{"degree", x3, y3, Options{Interp: Interp{Method: InterpPolynomial, Degree: -1}}, ErrConfig, "Degree = -1"},
 		// Bad input is reported even when too short to have a knee.
-		{"short NaN", []float64{nan}, []float64{1}, Options{}, ErrNotFinite, "x[0] = NaN"},
+		{"short NaN", []float64{nan}, []float64{1}, Options{}, ErrNonFinite, "x[0] = NaN"},
 		{"short length", nil, []float64{1}, Options{}, ErrLength, "len(x) = 0"},
 	}
 	for _, tt := range tests {
@@ -54,8 +54,8 @@ func TestKneedleErrors(t *testing.T) {
 	}
 	var ie *InputError
 	_, err := Kneedle([]float64{0, 1, 2}, []float64{0, nan, 2}, Options{})
-	if !errors.As(err, &ie) || ie.Name != "y" || ie.Index != 1 || !math.IsNaN(ie.Value) {
-		t.Errorf("Kneedle error = %#v; want *InputError{Name: y, Index: 1, Value: NaN}", err)
+	if !errors.As(err, &ie) || ie.Input != "y" || ie.Index != 1 || !math.IsNaN(ie.Value) {
+		t.Errorf("Kneedle error = %#v; want *InputError{Input: y, Index: 1, Value: NaN}", err)
 	}
 }
 
@@ -63,8 +63,8 @@ func TestOptionsValidate(t *testing.T) {
 	if err := (Options{}).Validate(); err != nil {
 		t.Errorf("Options{}.Validate() = %v; want nil", err)
 	}
-	if err := (Options{S: -2}).Validate(); !errors.Is(err, ErrOption) {
-		t.Errorf("Options{S: -2}.Validate() = %v; want ErrOption", err)
+	if err := (Options{S: -2}).Validate(); !errors.Is(err, ErrConfig) {
+		t.Errorf("Options{S: -2}.Validate() = %v; want ErrConfig", err)
 	}
 	o, err := Options{Interp: Interp{Method: InterpPolynomial}}.validate()
 	if err != nil || o.S != 1 || o.Interp.Degree != DefaultDegree {

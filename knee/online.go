@@ -85,13 +85,13 @@ type OnlineKneedle struct {
 	ignored   int
 }
 
-// Validate checks the settings: nil or an error matching ErrOption.
+// Validate checks the settings: nil or an error matching ErrConfig.
 func (d *OnlineKneedle) Validate() error {
 	if _, err := d.Options.validate(); err != nil {
 		return err
 	}
 	if d.Stable < 0 {
-		return fmt.Errorf("%w: OnlineKneedle.Stable = %d, want ≥ 0", ErrOption, d.Stable)
+		return fmt.Errorf("%w: OnlineKneedle.Stable = %d, want ≥ 0", ErrConfig, d.Stable)
 	}
 	return nil
 }

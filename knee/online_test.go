@@ -86,8 +86,8 @@ func TestOnlineKneedleDocNumbers(t *testing.T) {
 func TestOnlineKneedleValidate(t *testing.T) {
 	bad := []OnlineKneedle{{Stable: -1}, {Options: Options{S: -1}}, {Options: Options{Curve: 7}}}
 	for _, d := range bad {
-		if err := d.Validate(); !errors.Is(err, ErrOption) {
-			t.Errorf("%+v.Validate() = %v; want ErrOption", d.Options, err)
+		if err := d.Validate(); !errors.Is(err, ErrConfig) {
+			t.Errorf("%+v.Validate() = %v; want ErrConfig", d.Options, err)
 			continue
 		}
 		func() {

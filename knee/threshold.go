@@ -73,15 +73,15 @@ type Threshold struct {
 	ignored      int
 }
 
-// Validate checks the settings: nil or an error matching ErrOption.
+// Validate checks the settings: nil or an error matching ErrConfig.
 func (d *Threshold) Validate() error {
 	switch {
 	case math.IsNaN(d.Span) || math.IsInf(d.Span, 0) || (d.Span != 0 && d.Span < 1):
-		return fmt.Errorf("%w: Threshold.Span = %v, want ≥ 1", ErrOption, d.Span)
+		return fmt.Errorf("%w: Threshold.Span = %v, want ≥ 1", ErrConfig, d.Span)
 	case math.IsNaN(d.Slope) || math.IsInf(d.Slope, 0) || d.Slope > 0:
-		return fmt.Errorf("%w: Threshold.Slope = %v, want a finite negative slope", ErrOption, d.Slope)
+		return fmt.Errorf("%w: Threshold.Slope = %v, want a finite negative slope", ErrConfig, d.Slope)
 	case d.Stable < 0:
-		return fmt.Errorf("%w: Threshold.Stable = %d, want ≥ 0", ErrOption, d.Stable)
+		return fmt.Errorf("%w: Threshold.Stable = %d, want ≥ 0", ErrConfig, d.Stable)
 	}
 	return nil
 }

@@ -189,8 +189,8 @@ func TestThresholdValidate(t *testing.T) {
 	}
 	for _, d := range bad {
 		err := d.Validate()
-		if !errors.Is(err, ErrOption) {
-			t.Errorf("%+v.Validate() = %v; want ErrOption", d, err)
+		if !errors.Is(err, ErrConfig) {
+			t.Errorf("%+v.Validate() = %v; want ErrConfig", d, err)
 			continue
 		}
 		func() {
