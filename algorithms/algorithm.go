@@ -106,9 +106,17 @@ var (
 	ErrLayout = errors.New("algorithms: layout mismatch")
 	// ErrConfig reports an invalid configuration.
 	ErrConfig = errors.New("algorithms: invalid config")
+	// ErrNonFinite reports a NaN or ±Inf value in a delta or parameters.
+	// It is always wrapped in a *NonFiniteError that names the entry, so
+	// errors.Is(err, ErrNonFinite) holds for the servers', filter's and
+	// transport's errors about such a value.
+	ErrNonFinite = errors.New("algorithms: non-finite value")
 )
 
-// NonFiniteError reports a NaN or ±Inf value in a delta or parameters.
+// NonFiniteError reports a NaN or ±Inf value in a delta or parameters. It
+// reads like
+//
+//	algorithms: delta entry 17 is NaN
 type NonFiniteError struct {
 	What  string // "delta" or "params"
 	Index int
@@ -118,6 +126,9 @@ type NonFiniteError struct {
 func (e *NonFiniteError) Error() string {
 	return fmt.Sprintf("algorithms: %s entry %d is %v", e.What, e.Index, e.Value)
 }
+
+// Unwrap returns ErrNonFinite.
+func (e *NonFiniteError) Unwrap() error { return ErrNonFinite }
 
 // CheckApply validates a delta against a layout before a Server mutates any
 // state: same length, same block width, finite live entries.

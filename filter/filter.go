@@ -73,9 +73,10 @@ type Held struct {
 }
 
 // Errors. Data-dependent failures carry the bad value: a NaN or ±Inf is an
-// *algorithms.NonFiniteError (What is "delta" for the local delta,
-// "accumulated delta" for an accumulator entry that would overflow, "params"
-// for the replica); a shape mismatch wraps algorithms.ErrLayout.
+// *algorithms.NonFiniteError, which matches algorithms.ErrNonFinite (What
+// is "delta" for the local delta, "accumulated delta" for an accumulator
+// entry that would overflow, "params" for the replica); a shape mismatch
+// wraps algorithms.ErrLayout.
 var (
 	// ErrConfig reports an invalid configuration.
 	ErrConfig = errors.New("filter: invalid config")
