@@ -3,7 +3,7 @@ package scalein
 import (
 	"fmt"
 	"math"
-	"strconv"
+	"slices"
 )
 
 // Average computes the weighted average of model replicas,
@@ -22,48 +22,48 @@ import (
 // replicas must have the same length (≥ 1) and finite values; weights
 // must be finite, ≥ 0 and not all 0. On error dst is not modified.
 func Average(dst []float64, replicas [][]float64, weights []float64) ([]float64, error) {
-	bad := func(field, value string, err error) error {
-		return &InputError{Op: "Average", Field: field, Value: value, Err: err}
+	bad := func(input string, value any, err error) error {
+		return &InputError{Op: "Average", Input: input, Value: value, Err: err}
 	}
 	if len(replicas) == 0 {
-		return nil, bad("len(replicas)", "0", ErrDimension)
+		return nil, bad("len(replicas)", 0, ErrLength)
 	}
 	n := len(replicas[0])
 	if n == 0 {
-		return nil, bad("len(replicas[0])", "0", ErrDimension)
+		return nil, bad("len(replicas[0])", 0, ErrLength)
 	}
 	if weights != nil && len(weights) != len(replicas) {
-		return nil, &InputError{Op: "Average", Field: "len(weights)", Value: strconv.Itoa(len(weights)),
-			Detail: fmt.Sprintf("%d replicas", len(replicas)), Err: ErrDimension}
+		return nil, &InputError{Op: "Average", Input: "len(weights)", Value: len(weights),
+			Detail: fmt.Sprintf("%d replicas", len(replicas)), Err: ErrLength}
 	}
 	if dst != nil && len(dst) != n {
-		return nil, &InputError{Op: "Average", Field: "len(dst)", Value: strconv.Itoa(len(dst)),
-			Detail: fmt.Sprintf("replicas have %d values", n), Err: ErrDimension}
+		return nil, &InputError{Op: "Average", Input: "len(dst)", Value: len(dst),
+			Detail: fmt.Sprintf("replicas have %d values", n), Err: ErrLength}
 	}
 	var sum, wmax float64
 	for i, r := range replicas {
 		if len(r) != n {
-			return nil, &InputError{Op: "Average", Field: fmt.Sprintf("len(replicas[%d])", i), Value: strconv.Itoa(len(r)),
-				Detail: fmt.Sprintf("replicas[0] has %d", n), Err: ErrDimension}
+			return nil, &InputError{Op: "Average", Input: fmt.Sprintf("len(replicas[%d])", i), Value: len(r),
+				Detail: fmt.Sprintf("replicas[0] has %d", n), Err: ErrLength}
 		}
 		for j, v := range r {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, bad(fmt.Sprintf("replicas[%d][%d]", i, j), fmt.Sprint(v), ErrNonFinite)
+				return nil, bad(fmt.Sprintf("replicas[%d][%d]", i, j), v, ErrNonFinite)
 			}
 		}
 		if weights != nil {
 			w := weights[i]
 			switch {
 			case math.IsNaN(w) || math.IsInf(w, 0):
-				return nil, bad(fmt.Sprintf("weights[%d]", i), fmt.Sprint(w), ErrNonFinite)
+				return nil, bad(fmt.Sprintf("weights[%d]", i), w, ErrNonFinite)
 			case w < 0:
-				return nil, bad(fmt.Sprintf("weights[%d]", i), fmt.Sprint(w), ErrNegative)
+				return nil, bad(fmt.Sprintf("weights[%d]", i), w, ErrNegative)
 			}
 			wmax = max(wmax, w)
 		}
 	}
 	if weights != nil && wmax == 0 {
-		return nil, &InputError{Op: "Average", Field: "weights", Value: fmt.Sprint(weights), Detail: "all 0", Err: ErrDomain}
+		return nil, &InputError{Op: "Average", Input: "weights", Value: slices.Clone(weights), Detail: "all 0", Err: ErrDomain}
 	}
 	// Normalised weights w_i/Σw, computed relative to the largest weight so
 	// that neither the sum of the weights nor the weighted sum overflows.

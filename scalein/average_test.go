@@ -66,7 +66,7 @@ func TestAverageErrors(t *testing.T) {
 		before := slices.Clone(c.dst)
 		_, err := Average(c.dst, c.replicas, c.weights)
 		var ie *InputError
-		if !errors.Is(err, c.err) || !errors.As(err, &ie) || ie.Field != c.field || !strings.Contains(err.Error(), c.field) {
+		if !errors.Is(err, c.err) || !errors.As(err, &ie) || ie.Input != c.field || !strings.Contains(err.Error(), c.field) {
 			t.Errorf("%s: error %v; want an *InputError on %s matching %v", c.name, err, c.field, c.err)
 		}
 		if !slices.Equal(c.dst, before) {

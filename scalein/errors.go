@@ -46,23 +46,23 @@ var (
 )
 
 // InputError reports one bad value of an Observation, or of another
-// argument: which field, its value and why. It wraps one of the sentinel
+// argument: which input, its value and why. It wraps one of the sentinel
 // errors (ErrNonFinite, ErrNegative, ErrDomain, ErrTimeOrder,
-// ErrUnknownWorker, ErrDuplicateWorker, ErrDimension). Its message reads
+// ErrUnknownWorker, ErrDuplicateWorker, ErrLength). Its message reads
 // like
 //
 //	scalein: observation of step 18: Loss = NaN: scalein: non-finite value
 //	scalein: observation of step 40: Workers[2].ID = 7: evicted at step 31: scalein: unknown worker
 type InputError struct {
 	Op     string // "observation of step 18", "Average", "Lifetimes", ...
-	Field  string // the offending field: "Time", "Loss", "Workers[2].ID", "weights[1]", ...
-	Value  string // its value, as text
+	Input  string // the offending input: "Time", "Loss", "Workers[2].ID", "weights[1]", ...
+	Value  any    // its value: a float64, int, time.Duration, ...
 	Detail string // more context, such as the previous Time; may be empty
 	Err    error  // the sentinel
 }
 
 func (e *InputError) Error() string {
-	s := fmt.Sprintf("scalein: %s: %s = %s", e.Op, e.Field, e.Value)
+	s := fmt.Sprintf("scalein: %s: %s = %v", e.Op, e.Input, e.Value)
 	if e.Detail != "" {
 		s += ": " + e.Detail
 	}

@@ -2,7 +2,6 @@ package scalein
 
 import (
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/syncmodels/syncmodels/cost"
@@ -22,11 +21,11 @@ type Lifetime struct {
 // the others at end. end must be ≥ 0 and not before any eviction.
 func (t *Tuner) Lifetimes(end time.Duration) ([]Lifetime, error) {
 	if end < 0 {
-		return nil, &InputError{Op: "Lifetimes", Field: "end", Value: end.String(), Err: ErrNegative}
+		return nil, &InputError{Op: "Lifetimes", Input: "end", Value: end, Err: ErrNegative}
 	}
 	if k := len(t.evictions); k > 0 && end < t.evictions[k-1].Time {
 		e := t.evictions[k-1]
-		return nil, &InputError{Op: "Lifetimes", Field: "end", Value: end.String(),
+		return nil, &InputError{Op: "Lifetimes", Input: "end", Value: end,
 			Detail: fmt.Sprintf("worker %d was evicted at %v", e.Worker, e.Time), Err: ErrTimeOrder}
 	}
 	stop := make(map[int]time.Duration, len(t.evictions))
@@ -62,28 +61,28 @@ func Fixed(workers []int, end time.Duration) []Lifetime {
 // ≥ 0 and 0 ≤ Start ≤ Stop ≤ end.
 func Bill(lifetimes []Lifetime, end time.Duration, o cost.Options) (cost.Bill, error) {
 	if len(lifetimes) == 0 {
-		return cost.Bill{}, &InputError{Op: "Bill", Field: "len(lifetimes)", Value: "0", Err: ErrDimension}
+		return cost.Bill{}, &InputError{Op: "Bill", Input: "len(lifetimes)", Value: 0, Err: ErrLength}
 	}
 	if end < 0 {
-		return cost.Bill{}, &InputError{Op: "Bill", Field: "end", Value: end.String(), Err: ErrNegative}
+		return cost.Bill{}, &InputError{Op: "Bill", Input: "end", Value: end, Err: ErrNegative}
 	}
 	seen := make(map[int]int, len(lifetimes))
 	for i, l := range lifetimes {
 		field := func(name string) string { return fmt.Sprintf("lifetimes[%d].%s", i, name) }
 		switch {
 		case l.Worker < 0:
-			return cost.Bill{}, &InputError{Op: "Bill", Field: field("Worker"), Value: strconv.Itoa(l.Worker), Err: ErrNegative}
+			return cost.Bill{}, &InputError{Op: "Bill", Input: field("Worker"), Value: l.Worker, Err: ErrNegative}
 		case l.Start < 0:
-			return cost.Bill{}, &InputError{Op: "Bill", Field: field("Start"), Value: l.Start.String(), Err: ErrNegative}
+			return cost.Bill{}, &InputError{Op: "Bill", Input: field("Start"), Value: l.Start, Err: ErrNegative}
 		case l.Stop < l.Start:
-			return cost.Bill{}, &InputError{Op: "Bill", Field: field("Stop"), Value: l.Stop.String(),
+			return cost.Bill{}, &InputError{Op: "Bill", Input: field("Stop"), Value: l.Stop,
 				Detail: "before Start " + l.Start.String(), Err: ErrTimeOrder}
 		case l.Stop > end:
-			return cost.Bill{}, &InputError{Op: "Bill", Field: field("Stop"), Value: l.Stop.String(),
+			return cost.Bill{}, &InputError{Op: "Bill", Input: field("Stop"), Value: l.Stop,
 				Detail: "after the end " + end.String(), Err: ErrTimeOrder}
 		}
 		if j, dup := seen[l.Worker]; dup {
-			return cost.Bill{}, &InputError{Op: "Bill", Field: field("Worker"), Value: strconv.Itoa(l.Worker),
+			return cost.Bill{}, &InputError{Op: "Bill", Input: field("Worker"), Value: l.Worker,
 				Detail: fmt.Sprintf("also lifetimes[%d]", j), Err: ErrDuplicateWorker}
 		}
 		seen[l.Worker] = i

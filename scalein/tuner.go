@@ -315,46 +315,46 @@ func (t *Tuner) check(o Observation) (int64, error) {
 		next = t.step + steps
 	}
 	op := "observation of step " + strconv.FormatInt(next, 10)
-	bad := func(field, value, detail string, err error) error {
-		return &InputError{Op: op, Field: field, Value: value, Detail: detail, Err: err}
+	bad := func(input string, value any, detail string, err error) error {
+		return &InputError{Op: op, Input: input, Value: value, Detail: detail, Err: err}
 	}
 	if steps < 0 {
-		return 0, bad("Steps", strconv.Itoa(o.Steps), "", ErrNegative)
+		return 0, bad("Steps", o.Steps, "", ErrNegative)
 	}
 	if steps > maxStep-t.step {
-		return 0, bad("Steps", strconv.Itoa(o.Steps), fmt.Sprintf("%d steps so far, limit 2^53", t.step), ErrDomain)
+		return 0, bad("Steps", o.Steps, fmt.Sprintf("%d steps so far, limit 2^53", t.step), ErrDomain)
 	}
 	if o.Time < 0 {
-		return 0, bad("Time", o.Time.String(), "", ErrNegative)
+		return 0, bad("Time", o.Time, "", ErrNegative)
 	}
 	if t.n > 0 && o.Time < t.lastTime {
-		return 0, bad("Time", o.Time.String(), "previous observation at "+t.lastTime.String(), ErrTimeOrder)
+		return 0, bad("Time", o.Time, "previous observation at "+t.lastTime.String(), ErrTimeOrder)
 	}
 	switch {
 	case math.IsNaN(o.Loss) || math.IsInf(o.Loss, 0):
-		return 0, bad("Loss", fmt.Sprint(o.Loss), "", ErrNonFinite)
+		return 0, bad("Loss", o.Loss, "", ErrNonFinite)
 	case o.Loss <= 0:
-		return 0, bad("Loss", fmt.Sprint(o.Loss), "the learning curves model positive losses", ErrDomain)
+		return 0, bad("Loss", o.Loss, "the learning curves model positive losses", ErrDomain)
 	}
 	for i, r := range o.Workers {
 		field := func(name string) string { return fmt.Sprintf("Workers[%d].%s", i, name) }
 		k, ok := t.index[r.ID]
 		if !ok {
-			return 0, bad(field("ID"), strconv.Itoa(r.ID), "not a configured worker", ErrUnknownWorker)
+			return 0, bad(field("ID"), r.ID, "not a configured worker", ErrUnknownWorker)
 		}
 		if w := t.workers[k]; w.evicted {
-			return 0, bad(field("ID"), strconv.Itoa(r.ID), fmt.Sprintf("evicted at step %d", w.evictedStep), ErrUnknownWorker)
+			return 0, bad(field("ID"), r.ID, fmt.Sprintf("evicted at step %d", w.evictedStep), ErrUnknownWorker)
 		}
 		for j := range i {
 			if o.Workers[j].ID == r.ID {
-				return 0, bad(field("ID"), strconv.Itoa(r.ID), fmt.Sprintf("also Workers[%d]", j), ErrDuplicateWorker)
+				return 0, bad(field("ID"), r.ID, fmt.Sprintf("also Workers[%d]", j), ErrDuplicateWorker)
 			}
 		}
 		if math.IsNaN(r.Quality) || math.IsInf(r.Quality, 0) {
-			return 0, bad(field("Quality"), fmt.Sprint(r.Quality), "", ErrNonFinite)
+			return 0, bad(field("Quality"), r.Quality, "", ErrNonFinite)
 		}
 		if r.Duration < 0 {
-			return 0, bad(field("Duration"), r.Duration.String(), "", ErrNegative)
+			return 0, bad(field("Duration"), r.Duration, "", ErrNegative)
 		}
 	}
 	return steps, nil

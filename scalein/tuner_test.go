@@ -393,7 +393,7 @@ func TestBadInput(t *testing.T) {
 				before := digest(tu)
 				a, err := tu.Observe(c.o)
 				var ie *InputError
-				if !errors.Is(err, c.err) || !errors.As(err, &ie) || ie.Field != c.field || !strings.Contains(err.Error(), c.field) {
+				if !errors.Is(err, c.err) || !errors.As(err, &ie) || ie.Input != c.field || !strings.Contains(err.Error(), c.field) {
 					t.Errorf("step %d, %s: Observe error = %v; want an *InputError on %s matching %v", i+1, c.name, err, c.field, c.err)
 				}
 				if a != (Action{}) {
