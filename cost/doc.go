@@ -56,6 +56,6 @@
 // Bad input — a negative time, a stop before its start, an unknown
 // resource, a NaN price, a malformed trace line — is an *Error or a
 // *ParseError naming the input and wrapping one of the sentinel errors
-// (ErrNegative, ErrOrder, ErrUnknown, ErrNotFinite, ...). Nothing panics on
+// (ErrNegative, ErrOrder, ErrUnknown, ErrNonFinite, ...). Nothing panics on
 // data, and a Ledger method that fails leaves the Ledger unchanged.
 package cost

@@ -30,9 +30,22 @@ var (
 	ErrRunning = errors.New("cost: resource running")
 	// ErrNotRunning: Stop on a resource that is not running.
 	ErrNotRunning = errors.New("cost: resource not running")
-	// ErrInvalid: a setting is out of range (unset kind, empty name,
-	// non-positive price period, non-positive worker count, zero
-	// denominator of a ratio).
+	// ErrConfig: a price, a resource, a billing model or a price table is
+	// invalid (a non-positive price period, an empty name, an unset kind,
+	// both a price and a trace, a worker count below 1, a table row that
+	// hosts no workers, an availability α outside [0, 1]).
+	ErrConfig error = &invalid{"cost: invalid config"}
+	// ErrInput: a value passed to a metric is out of its domain where no
+	// sentinel below says more (an execution time or a price of 0 for
+	// PerfPerDollar, a zero baseline for CostRatio, a trace-priced
+	// resource for Rate). Ledger calls report their inputs with the
+	// specific sentinels (ErrNegative, ErrOrder, ErrRunning, ...).
+	ErrInput error = &invalid{"cost: invalid input"}
+	// ErrInvalid matches every error that wraps ErrConfig or ErrInput, the
+	// two classes it was split into.
+	//
+	// Deprecated: match ErrConfig or ErrInput (docs/errors.md). ErrInvalid
+	// will be removed no earlier than v0.2.0.
 	ErrInvalid = errors.New("cost: invalid")
 	// ErrOverflow: a duration does not fit in time.Duration (about 292
 	// years) after conversion or rounding.
@@ -44,12 +57,28 @@ var (
 	ErrSyntax = errors.New("cost: syntax error")
 )
 
+// invalid is the type of ErrConfig and ErrInput: each also matches the
+// deprecated ErrInvalid, so code written before the split keeps working
+// however the error is wrapped.
+type invalid struct{ msg string }
+
+func (e *invalid) Error() string { return e.msg }
+
+// Is reports whether target is ErrInvalid.
+func (e *invalid) Is(target error) bool { return target == ErrInvalid }
+
 // Error reports bad input to a function or a Ledger method: the operation,
 // the resource or argument it concerns, the offending values, and the reason
 // (a sentinel, found by errors.Is through Unwrap). Its message reads like
 //
 //	cost: stop "worker-3": at 50s, started at 60s: out of order
-//	cost: resource "redis": price 0.17 $ per 0s: invalid
+//	cost: resource "redis": price 0.17 $ per 0s: period must be > 0: invalid config
+//
+// Error is the package's own form of the module's InputError
+// (docs/errors.md): many of its errors are about a call on a named
+// resource rather than one value (a stop before the start, a resource
+// still running), so it names the operation and the resource and gives
+// the values as text, and keeps its name and fields.
 type Error struct {
 	Op     string // "add", "start", "stop", "record", "bill", "price", ...
 	Name   string // resource or argument name; may be empty

@@ -9,11 +9,11 @@ import (
 func checkPositive(op, name string, x float64) error {
 	switch {
 	case math.IsNaN(x) || math.IsInf(x, 0):
-		return &Error{Op: op, Name: name, Detail: fmt.Sprint(x), Err: ErrNotFinite}
+		return &Error{Op: op, Name: name, Detail: fmt.Sprint(x), Err: ErrNonFinite}
 	case x < 0:
 		return &Error{Op: op, Name: name, Detail: fmt.Sprint(x), Err: ErrNegative}
 	case x == 0:
-		return &Error{Op: op, Name: name, Detail: "0, want > 0", Err: ErrInvalid}
+		return &Error{Op: op, Name: name, Detail: "0, want > 0", Err: ErrInput}
 	}
 	return nil
 }
@@ -29,7 +29,7 @@ func checkPositive(op, name string, x float64) error {
 // dollars = r·elapsed, so Perf/$ = 1/(elapsed²·r).
 func PerfPerDollar(elapsed time.Duration, dollars float64) (float64, error) {
 	if elapsed <= 0 {
-		return 0, &Error{Op: "perf/$", Name: "time", Detail: fmt.Sprintf("%v, want > 0", elapsed), Err: ErrInvalid}
+		return 0, &Error{Op: "perf/$", Name: "time", Detail: fmt.Sprintf("%v, want > 0", elapsed), Err: ErrInput}
 	}
 	if err := checkPositive("perf/$", "price", dollars); err != nil {
 		return 0, err
@@ -56,7 +56,7 @@ func Gain(a, b float64) (float64, error) {
 // finite and > 0.
 func CostRatio(cost, baseline float64) (float64, error) {
 	if math.IsNaN(cost) || math.IsInf(cost, 0) {
-		return 0, &Error{Op: "cost ratio", Name: "cost", Detail: fmt.Sprint(cost), Err: ErrNotFinite}
+		return 0, &Error{Op: "cost ratio", Name: "cost", Detail: fmt.Sprint(cost), Err: ErrNonFinite}
 	}
 	if cost < 0 {
 		return 0, &Error{Op: "cost ratio", Name: "cost", Detail: fmt.Sprint(cost), Err: ErrNegative}
@@ -76,7 +76,7 @@ func MixedRate(onDemand, spot int, alpha float64, onDemandPrice, spotPrice Price
 		return Price{}, &Error{Op: "mixed rate", Name: "instances", Detail: fmt.Sprintf("on-demand %d, spot %d", onDemand, spot), Err: ErrNegative}
 	}
 	if math.IsNaN(alpha) || alpha < 0 || alpha > 1 {
-		return Price{}, &Error{Op: "mixed rate", Name: "alpha", Detail: fmt.Sprintf("%v, want in [0, 1]", alpha), Err: ErrInvalid}
+		return Price{}, &Error{Op: "mixed rate", Name: "alpha", Detail: fmt.Sprintf("%v, want in [0, 1]", alpha), Err: ErrConfig}
 	}
 	if err := onDemandPrice.Validate(); err != nil {
 		return Price{}, rewrap(err, "mixed rate", "on-demand price")

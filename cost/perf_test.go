@@ -28,12 +28,12 @@ func TestPerfPerDollar(t *testing.T) {
 		dollars float64
 		want    error
 	}{
-		{0, 1, ErrInvalid},
-		{-sec, 1, ErrInvalid},
-		{sec, 0, ErrInvalid},
+		{0, 1, ErrInput},
+		{-sec, 1, ErrInput},
+		{sec, 0, ErrInput},
 		{sec, -1, ErrNegative},
-		{sec, math.NaN(), ErrNotFinite},
-		{sec, math.Inf(1), ErrNotFinite},
+		{sec, math.NaN(), ErrNonFinite},
+		{sec, math.Inf(1), ErrNonFinite},
 	}
 	for _, tt := range bad {
 		if _, err := PerfPerDollar(tt.elapsed, tt.dollars); !errors.Is(err, tt.want) {
@@ -99,7 +99,7 @@ func TestCostRatio(t *testing.T) {
 	for _, bad := range []struct {
 		cost, baseline float64
 		want           error
-	}{{-1, 1, ErrNegative}, {math.NaN(), 1, ErrNotFinite}, {1, 0, ErrInvalid}, {1, math.Inf(1), ErrNotFinite}} {
+	}{{-1, 1, ErrNegative}, {math.NaN(), 1, ErrNonFinite}, {1, 0, ErrInput}, {1, math.Inf(1), ErrNonFinite}} {
 		if _, err := CostRatio(bad.cost, bad.baseline); !errors.Is(err, bad.want) {
 			t.Errorf("CostRatio(%v, %v) error = %v; want %v", bad.cost, bad.baseline, err, bad.want)
 		}
@@ -132,9 +132,9 @@ func TestMixedRate(t *testing.T) {
 		want  error
 	}{
 		{"negative count", -1, 0.9, spot, ErrNegative},
-		{"alpha > 1", 1, 1.1, spot, ErrInvalid},
-		{"alpha NaN", 1, math.NaN(), spot, ErrInvalid},
-		{"NaN spot price", 1, 0.9, DollarsPerHour(math.NaN()), ErrNotFinite},
+		{"alpha > 1", 1, 1.1, spot, ErrConfig},
+		{"alpha NaN", 1, math.NaN(), spot, ErrConfig},
+		{"NaN spot price", 1, 0.9, DollarsPerHour(math.NaN()), ErrNonFinite},
 	}
 	for _, tt := range bad {
 		if _, err := MixedRate(tt.nOD, 1, tt.alpha, od, tt.spot); !errors.Is(err, tt.want) {

@@ -72,13 +72,13 @@ func (p Price) For(d time.Duration) float64 {
 // positive period.
 func (p Price) Validate() error {
 	if math.IsNaN(p.Dollars) || math.IsInf(p.Dollars, 0) {
-		return &Error{Op: "price", Detail: fmt.Sprintf("%v $ per %v", p.Dollars, p.Per), Err: ErrNotFinite}
+		return &Error{Op: "price", Detail: fmt.Sprintf("%v $ per %v", p.Dollars, p.Per), Err: ErrNonFinite}
 	}
 	if p.Dollars < 0 {
 		return &Error{Op: "price", Detail: fmt.Sprintf("%v $ per %v", p.Dollars, p.Per), Err: ErrNegative}
 	}
 	if p.Per <= 0 {
-		return &Error{Op: "price", Detail: fmt.Sprintf("%v $ per %v: period must be > 0", p.Dollars, p.Per), Err: ErrInvalid}
+		return &Error{Op: "price", Detail: fmt.Sprintf("%v $ per %v: period must be > 0", p.Dollars, p.Per), Err: ErrConfig}
 	}
 	return nil
 }
@@ -159,7 +159,7 @@ func (b Billing) Billed(d time.Duration) (time.Duration, error) {
 func FromSeconds(s float64) (time.Duration, error) {
 	switch {
 	case math.IsNaN(s) || math.IsInf(s, 0):
-		return 0, &Error{Op: "seconds", Detail: fmt.Sprint(s), Err: ErrNotFinite}
+		return 0, &Error{Op: "seconds", Detail: fmt.Sprint(s), Err: ErrNonFinite}
 	case s < 0:
 		return 0, &Error{Op: "seconds", Detail: fmt.Sprint(s), Err: ErrNegative}
 	case s*1e9 >= math.MaxInt64: // the float64 nearest MaxInt64 is 2^63
@@ -185,17 +185,17 @@ func (r Resource) Validate() error {
 		return &Error{Op: "resource", Name: r.Name, Detail: detail, Err: err}
 	}
 	if r.Name == "" {
-		return bad("empty name", ErrInvalid)
+		return bad("empty name", ErrConfig)
 	}
 	if !r.Kind.valid() {
-		return bad("kind "+r.Kind.String(), ErrInvalid)
+		return bad("kind "+r.Kind.String(), ErrConfig)
 	}
 	if err := r.Billing.Validate(); err != nil {
 		return rewrap(err, "resource", r.Name)
 	}
 	if r.Trace != nil {
 		if r.Price != (Price{}) {
-			return bad(fmt.Sprintf("both a price (%v $ per %v) and a trace", r.Price.Dollars, r.Price.Per), ErrInvalid)
+			return bad(fmt.Sprintf("both a price (%v $ per %v) and a trace", r.Price.Dollars, r.Price.Per), ErrConfig)
 		}
 		if r.Trace.Len() == 0 {
 			return bad("empty trace", ErrOutsideTrace)

@@ -104,14 +104,14 @@ func TestValidateErrors(t *testing.T) {
 		want    error
 		message string
 	}{
-		{"nan price", Resource{Name: "redis", Kind: VM, Price: DollarsPerHour(math.NaN())}, ErrNotFinite,
+		{"nan price", Resource{Name: "redis", Kind: VM, Price: DollarsPerHour(math.NaN())}, ErrNonFinite,
 			`cost: resource "redis": price NaN $ per 1h0m0s: not finite`},
 		{"negative price", Resource{Name: "w", Kind: FaaS, Price: DollarsPerSecond(-1)}, ErrNegative, ""},
-		{"zero period", Resource{Name: "redis", Kind: VM, Price: Price{Dollars: 0.17}}, ErrInvalid,
-			`cost: resource "redis": price 0.17 $ per 0s: period must be > 0: invalid`},
-		{"no name", Resource{Kind: VM, Price: DollarsPerHour(1)}, ErrInvalid, ""},
-		{"no kind", Resource{Name: "x", Price: DollarsPerHour(1)}, ErrInvalid, `cost: resource "x": kind Kind(0): invalid`},
-		{"price and trace", Resource{Name: "s", Kind: Spot, Price: DollarsPerHour(1), Trace: tr}, ErrInvalid, ""},
+		{"zero period", Resource{Name: "redis", Kind: VM, Price: Price{Dollars: 0.17}}, ErrConfig,
+			`cost: resource "redis": price 0.17 $ per 0s: period must be > 0: invalid config`},
+		{"no name", Resource{Kind: VM, Price: DollarsPerHour(1)}, ErrConfig, ""},
+		{"no kind", Resource{Name: "x", Price: DollarsPerHour(1)}, ErrConfig, `cost: resource "x": kind Kind(0): invalid config`},
+		{"price and trace", Resource{Name: "s", Kind: Spot, Price: DollarsPerHour(1), Trace: tr}, ErrConfig, ""},
 		{"empty trace", Resource{Name: "s", Kind: Spot, Trace: &Trace{}}, ErrOutsideTrace, ""},
 		{"negative granularity", Resource{Name: "s", Kind: VM, Price: DollarsPerHour(1), Billing: Billing{Granularity: -1}}, ErrNegative, ""},
 	}
@@ -169,8 +169,8 @@ func TestFromSeconds(t *testing.T) {
 		{60, time.Minute, nil},
 		{1e-9, 1, nil},
 		{0.4e-9, 0, nil},
-		{math.NaN(), 0, ErrNotFinite},
-		{math.Inf(1), 0, ErrNotFinite},
+		{math.NaN(), 0, ErrNonFinite},
+		{math.Inf(1), 0, ErrNonFinite},
 		{-1, 0, ErrNegative},
 		{1e10, 0, ErrOverflow},
 		{9.3e9, 0, ErrOverflow},

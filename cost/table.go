@@ -99,7 +99,7 @@ func VMName(i int) string { return "vm-" + strconv.Itoa(i) }
 
 func checkWorkers(op string, p int) error {
 	if p < 1 {
-		return &Error{Op: op, Name: "workers", Detail: fmt.Sprintf("P = %d, want ≥ 1", p), Err: ErrInvalid}
+		return &Error{Op: op, Name: "workers", Detail: fmt.Sprintf("P = %d, want ≥ 1", p), Err: ErrConfig}
 	}
 	return nil
 }
@@ -151,7 +151,7 @@ func PyTorch(p int, o Options) ([]Resource, error) {
 		return nil, err
 	}
 	if vm.Workers < 1 {
-		return nil, &Error{Op: "pytorch", Name: vm.Type, Detail: fmt.Sprintf("hosts %d workers", vm.Workers), Err: ErrInvalid}
+		return nil, &Error{Op: "pytorch", Name: vm.Type, Detail: fmt.Sprintf("hosts %d workers", vm.Workers), Err: ErrConfig}
 	}
 	n := (p + vm.Workers - 1) / vm.Workers
 	rs := make([]Resource, n)
@@ -174,7 +174,7 @@ func Rate(rs []Resource) (float64, error) {
 			return 0, err
 		}
 		if r.Trace != nil {
-			return 0, &Error{Op: "rate", Name: r.Name, Detail: "priced by a trace", Err: ErrInvalid}
+			return 0, &Error{Op: "rate", Name: r.Name, Detail: "priced by a trace", Err: ErrInput}
 		}
 		total += r.Price.Rate()
 	}

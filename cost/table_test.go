@@ -76,8 +76,8 @@ func TestDeploymentBilling(t *testing.T) {
 
 func TestDeploymentErrors(t *testing.T) {
 	for _, build := range []func(int, Options) ([]Resource, error){MLLess, PyTorch} {
-		if _, err := build(0, Options{}); !errors.Is(err, ErrInvalid) {
-			t.Errorf("build(0) error = %v; want ErrInvalid", err)
+		if _, err := build(0, Options{}); !errors.Is(err, ErrConfig) {
+			t.Errorf("build(0) error = %v; want ErrConfig", err)
 		}
 		// A table without the needed rows.
 		if _, err := build(4, Options{Table: Table{{Type: "other"}}}); !errors.Is(err, ErrUnknown) {
@@ -91,11 +91,11 @@ func TestDeploymentErrors(t *testing.T) {
 	for i := range bad {
 		bad[i].Workers = 0
 	}
-	if _, err := PyTorch(4, Options{Table: bad}); !errors.Is(err, ErrInvalid) {
-		t.Errorf("PyTorch with 0 workers per VM error = %v; want ErrInvalid", err)
+	if _, err := PyTorch(4, Options{Table: bad}); !errors.Is(err, ErrConfig) {
+		t.Errorf("PyTorch with 0 workers per VM error = %v; want ErrConfig", err)
 	}
 	tr, _ := NewTrace([]Point{{0, 1}})
-	if _, err := Rate([]Resource{{Name: "s", Kind: Spot, Trace: tr}}); !errors.Is(err, ErrInvalid) {
-		t.Errorf("Rate(trace-priced) error = %v; want ErrInvalid", err)
+	if _, err := Rate([]Resource{{Name: "s", Kind: Spot, Trace: tr}}); !errors.Is(err, ErrInput) {
+		t.Errorf("Rate(trace-priced) error = %v; want ErrInput", err)
 	}
 }

@@ -55,7 +55,7 @@ func checkPoint(p Point) *Error {
 	case p.At < 0:
 		return &Error{Op: "trace", Detail: fmt.Sprintf("at %v", p.At), Err: ErrNegative}
 	case math.IsNaN(p.PerHour) || math.IsInf(p.PerHour, 0):
-		return &Error{Op: "trace", Detail: fmt.Sprintf("price %v $/hour", p.PerHour), Err: ErrNotFinite}
+		return &Error{Op: "trace", Detail: fmt.Sprintf("price %v $/hour", p.PerHour), Err: ErrNonFinite}
 	case p.PerHour < 0:
 		return &Error{Op: "trace", Detail: fmt.Sprintf("price %v $/hour", p.PerHour), Err: ErrNegative}
 	}
@@ -291,7 +291,7 @@ func parsePrice(s string) (float64, *ParseError) {
 	case err != nil && !errors.Is(err, strconv.ErrRange):
 		return 0, &ParseError{Msg: "not a number", Err: ErrSyntax}
 	case math.IsNaN(f) || math.IsInf(f, 0):
-		return 0, &ParseError{Msg: "price", Err: ErrNotFinite}
+		return 0, &ParseError{Msg: "price", Err: ErrNonFinite}
 	case f < 0:
 		return 0, &ParseError{Msg: "price", Err: ErrNegative}
 	}

@@ -39,11 +39,11 @@ func TestParseTraceErrors(t *testing.T) {
 	}{
 		{"seconds,price\n0,0.1\nabc,0.2\n", ErrSyntax, `cost: spot.csv:3: field 1 "abc": not a number: syntax error`},
 		{"0,0.1\n10,abc\n", ErrSyntax, `cost: spot.csv:2: field 2 "abc": not a number: syntax error`},
-		{"0,0.1\n10,NaN\n", ErrNotFinite, `cost: spot.csv:2: field 2 "NaN": price: not finite`},
+		{"0,0.1\n10,NaN\n", ErrNonFinite, `cost: spot.csv:2: field 2 "NaN": price: not finite`},
 		{"0,0.1\n10,-0.5\n", ErrNegative, `cost: spot.csv:2: field 2 "-0.5": price: negative`},
-		{"0,1e999\n", ErrNotFinite, ""},
+		{"0,1e999\n", ErrNonFinite, ""},
 		{"-1,0.1\n", ErrNegative, `cost: spot.csv:1: field 1 "-1": seconds: negative`},
-		{"nan,0.1\n", ErrNotFinite, ""},
+		{"nan,0.1\n", ErrNonFinite, ""},
 		{"1e300,0.1\n", ErrOverflow, ""},
 		{"99999999999,0.1\n", ErrOverflow, `cost: spot.csv:1: field 1 "99999999999": more than 292 years: duration overflows`},
 		{"9223372036.854775808,0.1\n", ErrOverflow, ""},
@@ -187,7 +187,7 @@ func TestNewTraceErrors(t *testing.T) {
 		{[]Point{{-1, 0.1}}, ErrNegative},
 		{[]Point{{0, -0.1}}, ErrNegative},
 		{[]Point{{0, 0.1}, {0, 0.2}}, ErrOrder},
-		{[]Point{{0, 0.1}, {sec, nan()}}, ErrNotFinite},
+		{[]Point{{0, 0.1}, {sec, nan()}}, ErrNonFinite},
 	}
 	for _, tt := range tests {
 		if _, err := NewTrace(tt.pts); !errors.Is(err, tt.want) {
