@@ -25,7 +25,7 @@ type FitOptions struct {
 // as MLLess does).
 //
 // It returns an error, never a NaN curve, when the sample cannot be fitted:
-// ErrDimension, *InputError (ErrNonFinite, ErrDomain), ErrTooFewPoints (fewer
+// ErrLength, *InputError (ErrNonFinite, ErrDomain), ErrTooFewPoints (fewer
 // than 4 weighted samples or 3 distinct times), ErrFlat (all losses equal)
 // or ErrNoFit.
 func FitPower(t, y []float64, opt FitOptions) (*Power, error) {
@@ -111,10 +111,10 @@ type fitter struct {
 
 func newFitter(t, y []float64, opt FitOptions) (*fitter, error) {
 	if len(t) != len(y) {
-		return nil, fmt.Errorf("%w: len(t) = %d, len(y) = %d", ErrDimension, len(t), len(y))
+		return nil, fmt.Errorf("%w: len(t) = %d, len(y) = %d", ErrLength, len(t), len(y))
 	}
 	if opt.Weights != nil && len(opt.Weights) != len(y) {
-		return nil, fmt.Errorf("%w: len(Weights) = %d, len(y) = %d", ErrDimension, len(opt.Weights), len(y))
+		return nil, fmt.Errorf("%w: len(Weights) = %d, len(y) = %d", ErrLength, len(opt.Weights), len(y))
 	}
 	f := &fitter{ymin: math.Inf(1)}
 	ymax := math.Inf(-1)

@@ -221,8 +221,8 @@ func TestFitErrors(t *testing.T) {
 		opt  FitOptions
 		want error
 	}{
-		{"len mismatch", ts, ys[:4], FitOptions{}, ErrDimension},
-		{"weights mismatch", ts, ys, FitOptions{Weights: []float64{1, 1}}, ErrDimension},
+		{"len mismatch", ts, ys[:4], FitOptions{}, ErrLength},
+		{"weights mismatch", ts, ys, FitOptions{Weights: []float64{1, 1}}, ErrLength},
 		{"too few", ts[:3], ys[:3], FitOptions{}, ErrTooFewPoints},
 		{"empty", nil, nil, FitOptions{}, ErrTooFewPoints},
 		{"two distinct times", []float64{1, 1, 2, 2}, []float64{1, 0.9, 0.8, 0.7}, FitOptions{}, ErrTooFewPoints},

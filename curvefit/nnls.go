@@ -12,7 +12,7 @@ import (
 // NNLS solves min ‖Ax − b‖₂ subject to x ≥ 0 by the Lawson–Hanson active
 // set method (see Solver) and returns x and rnorm = ‖Ax − b‖₂.
 //
-// Errors: ErrEmpty for an empty matrix, ErrDimension when len(b) is not the
+// Errors: ErrEmpty for an empty matrix, ErrLength when len(b) is not the
 // number of rows of a, an *InputError wrapping ErrNonFinite for a NaN or Inf
 // entry, ErrOverflow when the solution is not representable, and ErrMaxIter
 // (wrapped) when the iteration limit of a zero Solver is reached; in that last case x is the last feasible iterate and rnorm its
@@ -94,7 +94,7 @@ func (s *Solver) Iterations() int { return s.iter }
 // (len n) and returns rnorm = ‖Ax − b‖₂ of that x. a and b are not
 // modified.
 //
-// Errors: ErrEmpty if m or n is 0, ErrDimension (wrapped) for a length
+// Errors: ErrEmpty if m or n is 0, ErrLength (wrapped) for a length
 // mismatch, *InputError (ErrNonFinite) for a NaN or Inf in a or b,
 // ErrOverflow (wrapped) when the solution is not representable in float64,
 // and ErrMaxIter (wrapped) when MaxIter is reached, in which case x holds
@@ -105,13 +105,13 @@ func (s *Solver) Solve(a []float64, m, n int, b, x []float64) (rnorm float64, er
 		return 0, fmt.Errorf("%w: A is %d×%d", ErrEmpty, m, n)
 	}
 	if len(a) != m*n {
-		return 0, fmt.Errorf("%w: len(a) = %d, want m·n = %d·%d", ErrDimension, len(a), m, n)
+		return 0, fmt.Errorf("%w: len(a) = %d, want m·n = %d·%d", ErrLength, len(a), m, n)
 	}
 	if len(b) != m {
-		return 0, fmt.Errorf("%w: len(b) = %d, want m = %d", ErrDimension, len(b), m)
+		return 0, fmt.Errorf("%w: len(b) = %d, want m = %d", ErrLength, len(b), m)
 	}
 	if len(x) != n {
-		return 0, fmt.Errorf("%w: len(x) = %d, want n = %d", ErrDimension, len(x), n)
+		return 0, fmt.Errorf("%w: len(x) = %d, want n = %d", ErrLength, len(x), n)
 	}
 	s.grow(m, n)
 	// Copy [A b] column-major, accumulating each column's squared norm and,

@@ -191,9 +191,9 @@ func TestNNLSErrors(t *testing.T) {
 	}{
 		{"m=0", nil, 0, 3, nil, x, ErrEmpty, -1},
 		{"n=0", nil, 6, 0, b, nil, ErrEmpty, -1},
-		{"short a", a[:17], 6, 3, b, x, ErrDimension, -1},
-		{"short b", a, 6, 3, b[:5], x, ErrDimension, -1},
-		{"long x", a, 6, 3, b, make([]float64, 4), ErrDimension, -1},
+		{"short a", a[:17], 6, 3, b, x, ErrLength, -1},
+		{"short b", a, 6, 3, b[:5], x, ErrLength, -1},
+		{"long x", a, 6, 3, b, make([]float64, 4), ErrLength, -1},
 		{"NaN in a", with(a, 7, math.NaN()), 6, 3, b, x, ErrNonFinite, 7},
 		{"+Inf in a", with(a, 17, math.Inf(1)), 6, 3, b, x, ErrNonFinite, 17},
 		{"-Inf in b", a, 6, 3, with(b, 2, math.Inf(-1)), x, ErrNonFinite, 2},
@@ -225,8 +225,8 @@ func TestNNLSErrors(t *testing.T) {
 	if _, _, err := NNLS(nil, nil); !errors.Is(err, ErrEmpty) {
 		t.Errorf("NNLS(nil) error = %v; want ErrEmpty", err)
 	}
-	if x, _, err := NNLS(mat.NewDense(6, 3, a), b[:4]); !errors.Is(err, ErrDimension) || x != nil {
-		t.Errorf("NNLS(6×3, len 4) = %v, %v; want nil, ErrDimension", x, err)
+	if x, _, err := NNLS(mat.NewDense(6, 3, a), b[:4]); !errors.Is(err, ErrLength) || x != nil {
+		t.Errorf("NNLS(6×3, len 4) = %v, %v; want nil, ErrLength", x, err)
 	}
 }
 

@@ -29,7 +29,7 @@ var (
 	ErrInvariant = errors.New("migrate: invariant violated")
 )
 
-// InputError names one bad input. It wraps ErrInput, ErrWorker, ErrLength,
+// InputError names one bad input. It wraps ErrInput, ErrUnknownWorker, ErrLength,
 // ErrWindow or ErrConfig.
 type InputError struct {
 	Input  string // the input's name, e.g. "Barrier.Workers[3].Speed"

@@ -41,7 +41,7 @@ func NewHistory(n int) (*History, error) {
 // error naming it and records nothing.
 func (h *History) Record(w int, at time.Duration, passes, deltaF float64) error {
 	if w < 0 || w >= len(h.Workers) {
-		return inputErr(ErrWorker, "w", w, fmt.Sprintf("must be in [0, %d)", len(h.Workers)))
+		return inputErr(ErrUnknownWorker, "w", w, fmt.Sprintf("must be in [0, %d)", len(h.Workers)))
 	}
 	if math.IsNaN(passes) || math.IsInf(passes, 0) || passes < 0 {
 		return inputErr(ErrInput, "passes", passes, "must be finite and ≥ 0")

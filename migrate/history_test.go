@@ -32,7 +32,7 @@ func TestHistory(t *testing.T) {
 		input string
 		err   error
 	}{
-		{"unknown worker", func() error { return h.Record(2, 3*time.Second, 1, 0) }, "w", ErrWorker},
+		{"unknown worker", func() error { return h.Record(2, 3*time.Second, 1, 0) }, "w", ErrUnknownWorker},
 		{"time going back", func() error { return h.Record(0, time.Second/2, 3, 0) }, "at", ErrInput},
 		{"NaN passes", func() error { return h.Record(0, 3*time.Second, math.NaN(), 0) }, "passes", ErrInput},
 		{"negative passes", func() error { return h.Record(0, 3*time.Second, -1, 0) }, "passes", ErrInput},

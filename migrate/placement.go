@@ -138,7 +138,7 @@ func (p *Placement) Workers() int { return len(p.workers) }
 
 func (p *Placement) worker(w int, name string) (*worker, error) {
 	if w < 0 || w >= len(p.workers) {
-		return nil, inputErr(ErrWorker, name, w, fmt.Sprintf("must be in [0, %d)", len(p.workers)))
+		return nil, inputErr(ErrUnknownWorker, name, w, fmt.Sprintf("must be in [0, %d)", len(p.workers)))
 	}
 	return &p.workers[w], nil
 }

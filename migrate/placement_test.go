@@ -328,24 +328,24 @@ func TestPlacementBadInput(t *testing.T) {
 		input string
 		err   error
 	}{
-		{"Next unknown worker", func() error { _, err := p.Next(nil, 3, 1); return err }, "w", ErrWorker},
+		{"Next unknown worker", func() error { _, err := p.Next(nil, 3, 1); return err }, "w", ErrUnknownWorker},
 		{"Next negative k", func() error { _, err := p.Next(nil, 0, -1); return err }, "k", ErrInput},
-		{"Advance unknown worker", func() error { return p.Advance(-1, 1) }, "w", ErrWorker},
+		{"Advance unknown worker", func() error { return p.Advance(-1, 1) }, "w", ErrUnknownWorker},
 		{"Advance negative", func() error { return p.Advance(0, -2) }, "n", ErrInput},
-		{"BeginIteration unknown worker", func() error { return p.BeginIteration(7) }, "w", ErrWorker},
-		{"OpenWindow unknown worker", func() error { _, _, err := p.OpenWindow(3); return err }, "src", ErrWorker},
+		{"BeginIteration unknown worker", func() error { return p.BeginIteration(7) }, "w", ErrUnknownWorker},
+		{"OpenWindow unknown worker", func() error { _, _, err := p.OpenWindow(3); return err }, "src", ErrUnknownWorker},
 		{"Deliver unknown window", func() error { return p.Deliver(win.ID + 100) }, "id", ErrWindow},
 		{"Abort unknown window", func() error { return p.Abort(0) }, "id", ErrWindow},
 		{"SetPlan unknown target", func() error {
 			return p.SetPlan([]Transfer{{From: 0, To: 1, Points: 1}, {From: 0, To: 5, Points: 1}})
-		}, "transfers[1].To", ErrWorker},
-		{"SetPlan unknown source", func() error { return p.SetPlan([]Transfer{{From: -1, To: 1, Points: 1}}) }, "transfers[0].From", ErrWorker},
+		}, "transfers[1].To", ErrUnknownWorker},
+		{"SetPlan unknown source", func() error { return p.SetPlan([]Transfer{{From: -1, To: 1, Points: 1}}) }, "transfers[0].From", ErrUnknownWorker},
 		{"SetPlan to itself", func() error { return p.SetPlan([]Transfer{{From: 2, To: 2, Points: 1}}) }, "transfers[0].To", ErrInput},
 		{"SetPlan negative", func() error { return p.SetPlan([]Transfer{{From: 2, To: 1, Points: -1}}) }, "transfers[0].Points", ErrInput},
 		{"Stats mismatched lengths", func() error { _, err := p.Stats([]float64{1, 2}); return err }, "len(speeds)", ErrLength},
 		{"Stats NaN speed", func() error { _, err := p.Stats([]float64{1, 2, nan()}); return err }, "speeds[2]", ErrInput},
-		{"Load unknown worker", func() error { _, err := p.Load(9); return err }, "w", ErrWorker},
-		{"Pending unknown worker", func() error { _, err := p.Pending(9); return err }, "w", ErrWorker},
+		{"Load unknown worker", func() error { _, err := p.Load(9); return err }, "w", ErrUnknownWorker},
+		{"Pending unknown worker", func() error { _, err := p.Pending(9); return err }, "w", ErrUnknownWorker},
 		{"Count unknown point", func() error { _, _, err := p.Count(Point{1, 10}); return err }, "pt", ErrInput},
 	} {
 		err := c.call()

@@ -52,11 +52,11 @@ func TestAverageErrors(t *testing.T) {
 		field    string
 		err      error
 	}{
-		{"no replicas", nil, nil, nil, "len(replicas)", ErrDimension},
-		{"empty replica", nil, [][]float64{{}}, nil, "len(replicas[0])", ErrDimension},
-		{"ragged", nil, [][]float64{{1, 2}, {1}}, nil, "len(replicas[1])", ErrDimension},
-		{"weights length", nil, [][]float64{{1}, {2}}, []float64{1}, "len(weights)", ErrDimension},
-		{"dst length", make([]float64, 3), [][]float64{{1}, {2}}, nil, "len(dst)", ErrDimension},
+		{"no replicas", nil, nil, nil, "len(replicas)", ErrLength},
+		{"empty replica", nil, [][]float64{{}}, nil, "len(replicas[0])", ErrLength},
+		{"ragged", nil, [][]float64{{1, 2}, {1}}, nil, "len(replicas[1])", ErrLength},
+		{"weights length", nil, [][]float64{{1}, {2}}, []float64{1}, "len(weights)", ErrLength},
+		{"dst length", make([]float64, 3), [][]float64{{1}, {2}}, nil, "len(dst)", ErrLength},
 		{"NaN value", nil, [][]float64{{1}, {math.NaN()}}, nil, "replicas[1][0]", ErrNonFinite},
 		{"Inf value", nil, [][]float64{{1, math.Inf(-1)}}, nil, "replicas[0][1]", ErrNonFinite},
 		{"NaN weight", nil, [][]float64{{1}, {2}}, []float64{1, math.NaN()}, "weights[1]", ErrNonFinite},

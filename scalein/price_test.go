@@ -87,7 +87,7 @@ func TestBill(t *testing.T) {
 		end  time.Duration
 		err  error
 	}{
-		{"none", nil, end, ErrDimension},
+		{"none", nil, end, ErrLength},
 		{"negative end", ls, -1, ErrNegative},
 		{"negative worker", []Lifetime{{Worker: -1, Stop: end}}, end, ErrNegative},
 		{"negative start", []Lifetime{{Worker: 1, Start: -1, Stop: end}}, end, ErrNegative},
