@@ -15,8 +15,9 @@ import (
 	"github.com/syncmodels/syncmodels/transport"
 )
 
-// ErrConfig reports an invalid experiment.
-var ErrConfig = errors.New("harness: invalid experiment")
+// ErrConfig reports an invalid experiment: a field of Experiment, or a
+// component it names, that cannot run (docs/errors.md).
+var ErrConfig = errors.New("harness: invalid config")
 
 // configErr is a configuration error another package found: its message
 // is that package's with the harness's context in front, and it matches
