@@ -19,16 +19,15 @@ func smallArgs(extra ...string) []string {
 	return append(append([]string(nil), small...), extra...)
 }
 
-// TestCompareDefault runs `syncbench` with no arguments twice: the table
-// has a row per default sync model, and the output is byte-identical.
+// TestCompareDefault runs `syncbench` with no arguments: the table has a
+// row per default sync model. TestCompareSameSeed checks that a run is
+// byte-identical on a small scenario, TestLongCompareDefaultTwice on this
+// one.
 func TestCompareDefault(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the default comparison takes a few seconds")
 	}
-	code, out, errs := runCmd(t)
-	if code != 0 {
-		t.Fatalf("exit %d, stderr %q", code, errs)
-	}
+	out := compareDefault(t)
 	for _, want := range []string{
 		"syncbench compare: logreg on synthetic:logistic (50000×100 dense)",
 		"16 workers, batch 500, 4 injected stragglers (workers ",
@@ -42,15 +41,41 @@ func TestCompareDefault(t *testing.T) {
 			t.Errorf("default output lacks %q:\n%s", want, out)
 		}
 	}
+}
+
+// compareDefault runs `syncbench` with no arguments and returns its
+// output, checking the exit status and the progress lines.
+func compareDefault(t *testing.T) string {
+	t.Helper()
+	code, out, errs := runCmd(t)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
 	if n := strings.Count(errs, "syncbench compare: ["); n != 5 {
 		t.Errorf("stderr has %d progress lines; want one per run (5):\n%s", n, errs)
 	}
-	code, out2, errs := runCmd(t)
-	if code != 0 {
-		t.Fatalf("second run: exit %d, stderr %q", code, errs)
+	return out
+}
+
+// TestLongCompareDefaultTwice: the default comparison twice, byte for
+// byte (a long check: SYNCMODELS_LONG=1).
+func TestLongCompareDefaultTwice(t *testing.T) {
+	long(t)
+	if a, b := compareDefault(t), compareDefault(t); a != b {
+		t.Errorf("same seed, different output:\n%s\nvs\n%s", a, b)
 	}
-	if out != out2 {
-		t.Errorf("same seed, different output:\n%s\nvs\n%s", out, out2)
+}
+
+// TestCompareSameSeed: the same flags and seed print the same table,
+// stragglers, every default model and the FSP presets included.
+func TestCompareSameSeed(t *testing.T) {
+	args := smallArgs("-sync", "bsp,ssp:3,asp,quorum:0.75,fspv")
+	code, a, errs := runCmd(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	if _, b, _ := runCmd(t, args...); a != b {
+		t.Errorf("same seed, different output:\n%s\nvs\n%s", a, b)
 	}
 }
 

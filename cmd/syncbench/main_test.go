@@ -11,6 +11,20 @@ import (
 	"github.com/syncmodels/syncmodels/dataset"
 )
 
+// longEnv opts in to the long checks, tests named TestLong…: the default
+// compare scenario and the -quick FSP report with every algorithm run
+// twice, and the Fashion-MNIST reference. .ci/run runs them as a step of
+// their own.
+const longEnv = "SYNCMODELS_LONG"
+
+// long skips t unless $SYNCMODELS_LONG is 1.
+func long(t *testing.T) {
+	t.Helper()
+	if os.Getenv(longEnv) != "1" {
+		t.Skipf("a long check: run with %s=1 (.ci/run runs it in a step of its own)", longEnv)
+	}
+}
+
 func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var o, e bytes.Buffer
@@ -94,10 +108,13 @@ func TestTrainErrors(t *testing.T) {
 	}
 }
 
-// TestTrainFashionMatchesScikitLearn runs the command end to end on
+// TestLongTrainFashionMatchesScikitLearn runs the command end to end on
 // Fashion-MNIST and compares with the scikit-learn Lloyd inertia stored in
 // testdata/sklearn/kmeans_fashion.json (made by testdata/sklearn/make_refs.py).
-func TestTrainFashionMatchesScikitLearn(t *testing.T) {
+// A long check (SYNCMODELS_LONG=1): loading the 60,000 images takes most
+// of its 15 s under -race.
+func TestLongTrainFashionMatchesScikitLearn(t *testing.T) {
+	long(t)
 	if _, err := os.Stat(dataset.FashionMNISTDir); err != nil {
 		t.Skipf("Fashion-MNIST not installed (apt-get install dataset-fashion-mnist): %v", err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"image/color"
+	"math"
 	"os"
 
 	"gonum.org/v1/plot"
@@ -43,6 +44,10 @@ func (c *comparison) objectivePlot() (*plot.Plot, error) {
 		l.Width = vg.Points(1.5)
 		p.Add(l)
 		p.Legend.Add(r.Name, l)
+	}
+	if math.IsNaN(c.target) {
+		// No target (MLLess's reference run diverged): no line to draw.
+		return p, nil
 	}
 	t, err := plotter.NewLine(plotter.XYs{{X: 0, Y: c.target}, {X: c.f.duration.Seconds(), Y: c.target}})
 	if err != nil {

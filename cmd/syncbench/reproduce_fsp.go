@@ -75,26 +75,6 @@ const fspSweepSetting = 0
 // and semi-centralized coordination (the paper's Natural).
 const fspSemiSetting = 1
 
-// fspSweepSteps is the number of fixed intervals of the sweep: P/2^k for k
-// = fspSweepSteps−1 … 0, P the time a full-speed worker takes for a pass
-// over its shard (the longest interval that is not cut short by the
-// early trigger). The grid covers FSPV's first probe (P/64) and most of
-// its range (one point's time … P; a point is P/3000 at full scale).
-const fspSweepSteps = 10
-
-// fspSweepSnapshots is how many objective snapshots a run of the sweep
-// takes (every run length/fspSweepSnapshots), FSPV's rerun included: 5
-// times compare's grid, so that times to target a few snapshots long
-// (LR's best is) are resolved well within the acceptance factor.
-const fspSweepSnapshots = 500
-
-// fspSweepSeeds is how many seeds the sweep runs, the report's seed and
-// the next ones: each changes θ0, the sharding and which workers straggle,
-// not the data set. A single seed's curve is jagged where runs settle in
-// different local optima (K-means), and the best of ten fixed η on one
-// seed is biased low; the report gives every seed and the medians.
-const fspSweepSeeds = 10
-
 // fspAcceptance is the criterion: FSPV's time to target within
 // this factor of the best fixed interval's.
 const fspAcceptance = 1.25
@@ -122,11 +102,31 @@ type fspScale struct {
 	fmnist   int           // Fashion-MNIST images used; 0 = all 60,000
 	duration time.Duration // per run; some workloads take a multiple
 	migN     int           // points of Fig. 12's data sets
+	// sweepSteps is the number of fixed intervals of the sweep: P/2^k
+	// for k = sweepSteps−1 … 0, P the time a full-speed worker takes for
+	// a pass over its shard (the longest interval that is not cut short
+	// by the early trigger). The full grid covers FSPV's first probe
+	// (P/64) and most of its range (one point's time … P; a point is
+	// P/3000 at full scale); -quick's stops at that first probe.
+	sweepSteps int
+	// sweepSnapshots is how many objective snapshots a run of the sweep
+	// takes (every run length/sweepSnapshots), FSPV's rerun included: the
+	// full report takes 5 times compare's grid, so that times to target a
+	// few snapshots long (LR's best is) are resolved well within the
+	// acceptance factor.
+	sweepSnapshots int
+	// sweepSeeds is how many seeds the sweep runs, the report's seed and
+	// the next ones: each changes θ0, the sharding and which workers
+	// straggle, not the data set. A single seed's curve is jagged where
+	// runs settle in different local optima (K-means), and the best of
+	// ten fixed η on one seed is biased low; the report gives every seed
+	// and the medians.
+	sweepSeeds int
 }
 
 var (
-	fspFull  = fspScale{n: 48000, nmfRows: 8000, duration: time.Second, migN: 256000}
-	fspQuick = fspScale{n: 1600, nmfRows: 800, fmnist: 1600, duration: 50 * time.Millisecond, migN: 3200}
+	fspFull  = fspScale{n: 48000, nmfRows: 8000, duration: time.Second, migN: 256000, sweepSteps: 10, sweepSnapshots: 500, sweepSeeds: 10}
+	fspQuick = fspScale{n: 1000, nmfRows: 400, fmnist: 1000, duration: 30 * time.Millisecond, migN: 1600, sweepSteps: 7, sweepSnapshots: 100, sweepSeeds: 2}
 )
 
 // blobsData makes Gaussian blobs as synthetic:blobs draws them (the same
@@ -316,20 +316,20 @@ func jobCost(f *compareFlags, d *data) float64 {
 	return f.duration.Seconds() * w
 }
 
-// sweepJobs sets up c's interval sweep, fspSweepSeeds seeds from seed
-// on, and returns its runs.
-func (c *fspCase) sweepJobs(seed uint64) []fspJob {
+// sweepJobs sets up c's interval sweep at scale s, s.sweepSeeds seeds
+// from seed on, and returns its runs.
+func (c *fspCase) sweepJobs(seed uint64, s fspScale) []fspJob {
 	cf := *c.flags[fspSweepSetting]
-	cf.evalEvery = max(cf.duration/fspSweepSnapshots, 1)
+	cf.evalEvery = max(cf.duration/time.Duration(s.sweepSnapshots), 1)
 	c.sweepFlags = &cf
 	pass := shardPass(c.alg, &cf)
-	for k := fspSweepSteps - 1; k >= 0; k-- {
+	for k := s.sweepSteps - 1; k >= 0; k-- {
 		c.etas = append(c.etas, pass>>k)
 	}
-	c.sweep = make([][]*harness.Result, fspSweepSeeds)
-	c.sweepFSPV = make([]*harness.Result, fspSweepSeeds)
+	c.sweep = make([][]*harness.Result, s.sweepSeeds)
+	c.sweepFSPV = make([]*harness.Result, s.sweepSeeds)
 	var jobs []fspJob
-	for k := range fspSweepSeeds {
+	for k := range s.sweepSeeds {
 		sf := cf
 		sf.seed = seed + uint64(k)
 		c.sweepSeeds = append(c.sweepSeeds, sf.seed)
@@ -409,7 +409,7 @@ func runFSP(ctx context.Context, f *fspFlags, scale fspScale, stderr io.Writer) 
 		sf := c.flags[fspSemiSetting]
 		jobs = append(jobs, fspJob{c: c, f: sf, p: presets["fspv+semi"], name: w.key + " " + fspSettings[fspSemiSetting].key + " fspv+semi", out: &c.semi, cost: jobCost(sf, d)})
 		if w.sweep {
-			jobs = append(jobs, c.sweepJobs(f.seed)...)
+			jobs = append(jobs, c.sweepJobs(f.seed, scale)...)
 		}
 	}
 	migs, mjobs, err := fig12Jobs(f, scale)

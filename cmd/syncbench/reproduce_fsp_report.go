@@ -676,12 +676,12 @@ func (r *fspReport) intervals() {
 	}
 	r.p("FSP with a fixed barrier interval η on a log grid, %s stragglers, for %s; each time to target against FSPV's (the `fspv` run of the table above, same setting, rerun on the sweep's snapshot grid). ",
 		fspSettings[fspSweepSetting].label, r.sweepNames(sweeps))
-	r.p("Every run of the sweep, FSPV's included, takes an objective snapshot every 1/%d of its run length (%s for %s), %d times as often as the tables above (the evaluations are off the clock), so that short times to target are resolved: a time is rounded up by less than one snapshot. ",
-		fspSweepSnapshots, fmtDur(sweeps[0].sweepFlags.evalEvery), sweeps[0].w.label, fspSweepSnapshots/100)
+	r.p("Every run of the sweep, FSPV's included, takes an objective snapshot every 1/%d of its run length (%s for %s), %s (the evaluations are off the clock), so that short times to target are resolved: a time is rounded up by less than one snapshot. ",
+		r.scale.sweepSnapshots, fmtDur(sweeps[0].sweepFlags.evalEvery), sweeps[0].w.label, timesAsOften(r.scale.sweepSnapshots, 100))
 	r.p("η is given in ms, as a fraction of P (a full-speed pass over a shard; η ≥ P is cut short by the early trigger, so the grid stops there) and, as in the paper's x-axis, of BSPB's mean full-batch round in the same setting. ")
 	r.p("The issue's acceptance criterion: FSPV's time to target within %.3g× of the best fixed η's. ", fspAcceptance)
 	r.p("Every η and FSPV also ran with %d seeds (%s): a seed changes θ0, the sharding and which workers straggle, not the data set. One seed's curve is jagged where runs settle in different local optima, and the best of %d fixed η on one seed is a best of %d draws; the medians over the seeds (a run that did not reach the target counts as the slowest) say which η is best more reliably. The criterion is judged both ways.\n\n",
-		fspSweepSeeds, seedList(sweeps[0].sweepSeeds), fspSweepSteps, fspSweepSteps)
+		len(sweeps[0].sweepSeeds), seedList(sweeps[0].sweepSeeds), len(sweeps[0].etas), len(sweeps[0].etas))
 	for _, c := range sweeps {
 		sw := c.sweepSummary()
 		r.p("### %s\n\n", c.w.label)
@@ -721,6 +721,18 @@ func (r *fspReport) intervals() {
 		r.p("**Acceptance on the medians over %d seeds: %s**\n\n", len(c.sweepSeeds), verdict(sw.fspvMed, sw.bestMed, sw.bestMedEta))
 		r.p("![Fig. 15 here, %s](fsp/fig15-%s.png)\n\n", c.w.label, c.w.key)
 	}
+}
+
+// timesAsOften compares a grid of n snapshots per run with the tables'
+// grid of m.
+func timesAsOften(n, m int) string {
+	switch {
+	case n == m:
+		return "as often as the tables above"
+	case n > m && n%m == 0:
+		return fmt.Sprintf("%d times as often as the tables above", n/m)
+	}
+	return fmt.Sprintf("%.3g times as often as the tables above", float64(n)/float64(m))
 }
 
 // seedList writes seeds as "1, 2, 3".

@@ -119,7 +119,7 @@ type mllessScale struct {
 
 var (
 	mllessFull  = mllessScale{users: 1000, items: 400, ratings: 100000, lrPoints: 120000, sparseDim: 10000, time: 1, batch: 1}
-	mllessQuick = mllessScale{users: 200, items: 60, ratings: 4000, lrPoints: 2400, sparseDim: 1000, time: 0.01, batch: 0.05}
+	mllessQuick = mllessScale{users: 200, items: 60, ratings: 4000, lrPoints: 600, sparseDim: 500, time: 0.005, batch: 0.05}
 )
 
 // mllessWorkloads lists the workloads at scale s; movielens is a ratings

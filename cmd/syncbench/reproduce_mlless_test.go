@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -16,15 +15,9 @@ func TestReproduceMLLessQuick(t *testing.T) {
 		t.Skip("runs the -quick report twice (seconds under -race)")
 	}
 	a, b := t.TempDir(), t.TempDir()
-	for _, dir := range []string{a, b} {
-		code, out, errs := runCmd(t, "reproduce", "mlless", "-quick", "-out", dir, "-seed", "3")
-		if code != 0 {
-			t.Fatalf("exit %d, stderr %q", code, errs)
-		}
-		if !strings.Contains(out, "wrote "+filepath.Join(dir, "mlless.md")) {
-			t.Errorf("stdout %q does not name the report", out)
-		}
-	}
+	runTwice(t, "mlless.md", func(dir string) []string {
+		return []string{"reproduce", "mlless", "-quick", "-out", dir, "-seed", "3"}
+	}, a, b)
 	fa := sameReports(t, a, b, "mlless.md", "mlless/runs.csv", "mlless/fig5.png", "mlless/fig6.png", "mlless/fig9.png",
 		"mlless/curves-sweep-pmf.png", "mlless/curves-sweep-lr-dense.png", "mlless/curves-sweep-lr-sparse.png", "mlless/curves-fig9-pmf.png")
 	md := string(fa["mlless.md"])
