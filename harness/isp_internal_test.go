@@ -33,7 +33,7 @@ func TestISPLeaverLosesNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		e := Experiment{Algorithm: alg, Sync: consistency.MustParse("isp:0.7"), Workers: 8, Batch: 50, Seed: 2,
-			Duration: 2 * time.Second, ScaleIn: tu, ControlSample: 512}
+			Duration: 500 * time.Millisecond, EvalEvery: 500 * time.Millisecond, ScaleIn: tu, ControlSample: 512}
 		if err := e.validate(); err != nil {
 			t.Fatal(err)
 		}

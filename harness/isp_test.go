@@ -138,15 +138,15 @@ func TestISPZeroIsBSP(t *testing.T) {
 }
 
 // ISP's filter sends fewer bytes than v = 0 (BytesSent counts the sparse
-// encoding of what is sent), more entries are held as v grows, the trace
-// passes the divergence check (Run checks it), and the same seed gives the
-// same run.
+// encoding of what is sent), more is held as v grows, the trace passes the
+// divergence check (Run checks it), and the same seed gives the same run.
+// 60 ms is about 100 versions of each workload.
 func TestISPBytesAndDeterminism(t *testing.T) {
 	for name, alg := range map[string]algorithms.Algorithm{"lr": logisticLR(t), "pmf": ratingsPMF(t)} {
 		t.Run(name, func(t *testing.T) {
 			run := func(v string) *harness.Result {
 				e := harness.Experiment{Algorithm: alg, Sync: consistency.MustParse(v), Workers: 4, Batch: 40, Seed: 3,
-					Duration: 300 * time.Millisecond}
+					Duration: 60 * time.Millisecond, EvalEvery: 60 * time.Millisecond}
 				r, err := harness.Run(context.Background(), e)
 				if err != nil {
 					t.Fatal(err)
@@ -158,6 +158,9 @@ func TestISPBytesAndDeterminism(t *testing.T) {
 				r0.BytesSent/int64(r0.Versions), r1.BytesSent/int64(r1.Versions), r7.BytesSent/int64(r7.Versions), r1.Held, r7.Held)
 			if !(r7.BytesSent/int64(r7.Versions) < r0.BytesSent/int64(r0.Versions)) || !(r7.Held > 0) {
 				t.Fatalf("isp:0.7 sends %d bytes in %d versions, holds %g; isp:0 %d in %d", r7.BytesSent, r7.Versions, r7.Held, r0.BytesSent, r0.Versions)
+			}
+			if !(0 < r1.Held && r1.Held < r7.Held) || r0.Held != 0 {
+				t.Fatalf("held: v=0 %g, v=0.1 %g, v=0.7 %g; want 0 < v=0.1 < v=0.7", r0.Held, r1.Held, r7.Held)
 			}
 			held := 0
 			for _, rec := range r7.Trace.Records {

@@ -76,17 +76,20 @@ func runMig(t *testing.T, e harness.Experiment) *harness.Result {
 // (the same run recording only) the fast workers make about 4.2× the
 // stragglers' passes. Every traversal the placement counted was computed
 // exactly once (the ledger of Process calls agrees point by point), and
-// the point counts stay within a few passes of each other. 16,000 points
-// per worker: a straggler's 1,000-point bursts between pauses are a small
-// part of a pass, as in the paper's data sets, so that its passes can
-// stay within ε of the others'.
+// the point counts stay within a few passes of each other. 4,000 points
+// per worker: a straggler's 250-point bursts between pauses are a small
+// part of a pass (1/16), as in the paper's data sets, so that its passes
+// can stay within ε of the others'. migExp's timing scaled by 4 (40 µs a
+// point, τ = 32 ms after every 250 points: still 4.2× slower) keeps its
+// passes and a quarter of its points to compute.
 func TestMigrationBalancesPasses(t *testing.T) {
 	const eps = 0.5
-	alg := migKMeans(t, 256000)
+	alg := migKMeans(t, 64000)
 	var finals [2]float64
 	for k, record := range []bool{true, false} {
 		led := &tally{Algorithm: alg}
 		e := migExp(led, &harness.Migration{Planner: migrateConfig(eps), PointBytes: 64, RecordOnly: record})
+		e.Cost.PointCost, e.Stragglers.Every = 40*time.Microsecond, 250
 		r := runMig(t, e)
 		m := r.Migration
 		lo, hi := slices.Min(m.Passes), slices.Max(m.Passes)
@@ -143,13 +146,16 @@ func migrateConfig(eps float64) (c migrate.Config) {
 }
 
 // RecordOnly runs exactly what a run without migration runs: the
-// placement's round robin is the shard's.
+// placement's round robin is the shard's. migExp's timing scaled by 4 as
+// in TestMigrationBalancesPasses: 250 points per worker, several passes.
 func TestMigrationRecordOnlyIsIdentity(t *testing.T) {
-	alg := migKMeans(t, 16000)
+	alg := migKMeans(t, 4000)
 	var traces [2]bytes.Buffer
 	var res [2]*harness.Result
 	for i, m := range []*harness.Migration{nil, {RecordOnly: true, PointBytes: 64}} {
-		res[i] = runMig(t, migExp(alg, m))
+		e := migExp(alg, m)
+		e.Cost.PointCost, e.Stragglers.Every = 40*time.Microsecond, 250
+		res[i] = runMig(t, e)
 		res[i].Trace.WriteTo(&traces[i])
 	}
 	if !bytes.Equal(traces[0].Bytes(), traces[1].Bytes()) || res[0].Final != res[1].Final || res[0].BytesSent != res[1].BytesSent {
@@ -166,8 +172,10 @@ func TestMigrationRecordOnlyIsIdentity(t *testing.T) {
 
 // Migration under FSPV (checkpoints and rollbacks restore the placement)
 // and semi-centralized timers is reproducible and passes the checker.
+// migExp's timing scaled by 4 as in TestMigrationBalancesPasses: 1,000
+// points per worker.
 func TestMigrationFSPVDeterministic(t *testing.T) {
-	alg := migKMeans(t, 64000)
+	alg := migKMeans(t, 16000)
 	var traces [2]bytes.Buffer
 	var res [2]*harness.Result
 	for i := range 2 {
@@ -178,6 +186,7 @@ func TestMigrationFSPVDeterministic(t *testing.T) {
 		e := migExp(alg, &harness.Migration{PointBytes: 64})
 		e.Sync = consistency.MustParse("fsp:2ms:semi")
 		e.Tuner = lf
+		e.Cost.PointCost, e.Stragglers.Every = 40*time.Microsecond, 250
 		res[i] = runMig(t, e)
 		res[i].Trace.WriteTo(&traces[i])
 	}

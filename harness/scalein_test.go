@@ -42,7 +42,7 @@ func TestVirtualScaleIn(t *testing.T) {
 			t.Fatal(err)
 		}
 		e := harness.Experiment{Algorithm: alg, Sync: consistency.MustParse("bsp"), Workers: 8, Batch: 50, Seed: 2,
-			Duration: 2 * time.Second, ScaleIn: tu}
+			Duration: 500 * time.Millisecond, EvalEvery: 500 * time.Millisecond, ControlSample: 1024, ScaleIn: tu}
 		r, err := harness.Run(context.Background(), e)
 		if err != nil {
 			t.Fatal(err)
