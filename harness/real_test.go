@@ -28,7 +28,8 @@ func TestRealAllModels(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				e := smallExp(alg, s)
 				e.Clock = harness.Real
-				e.Network = delayed(200 * time.Microsecond)
+				e.Network = delayed(time.Millisecond)
+				e.EvalEvery = e.Duration // the curve's first and last points are checked
 				res, err := harness.Run(context.Background(), e)
 				if err != nil {
 					t.Fatal(err)
@@ -68,7 +69,7 @@ func TestRealLossyNetwork(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				e := smallExp(alg, s)
 				e.Clock = harness.Real
-				e.Duration = time.Second
+				e.Duration, e.EvalEvery = 500*time.Millisecond, 500*time.Millisecond
 				var net *inproc.Network
 				e.Network = func(l algorithms.Layout) (transport.Transport, error) {
 					var err error

@@ -47,6 +47,7 @@ func TestVirtualTuners(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			run := func() *harness.Result {
 				e := smallExp(alg, "fsp")
+				e.EvalEvery = e.Duration // the curve is not compared
 				e.Tuner = mk()
 				r, err := harness.Run(context.Background(), e)
 				if err != nil {
@@ -116,7 +117,8 @@ func TestRealTuners(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				e := smallExp(alg, "fsp")
 				e.Clock = harness.Real
-				e.Network = delayed(200 * time.Microsecond)
+				e.Network = delayed(time.Millisecond)
+				e.EvalEvery = e.Duration // the curve is not checked
 				e.Tuner = tuners(t)[name]()
 				r, err := harness.Run(context.Background(), e)
 				if name == "fspv" {
@@ -128,6 +130,7 @@ func TestRealTuners(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				t.Logf("versions %d, intervals %v", r.Versions, r.Intervals)
 				if len(r.Intervals) == 0 || r.Versions < 3 {
 					t.Fatalf("intervals %v, versions %d", r.Intervals, r.Versions)
 				}
@@ -143,6 +146,7 @@ func TestRealTuners(t *testing.T) {
 // runs are marked in Result.Intervals.
 func TestVirtualRolledBackProbeNotInCurve(t *testing.T) {
 	e := smallExp(blobsKMeans(t, 4000), "fsp")
+	e.Duration = 50 * time.Millisecond   // five first probes
 	e.EvalEvery = 200 * time.Microsecond // several snapshots within each probe
 	l, err := interval.NewLinearFit(interval.LinearFitConfig{Probe: 2 * time.Millisecond})
 	if err != nil {
