@@ -195,7 +195,58 @@ func TestReadIDXFiles(t *testing.T) {
 	}
 }
 
+// TestFashionMNIST reads a Fashion-MNIST directory of four small files
+// (the training pair gzip-compressed, the test pair raw) and, when the
+// Debian package is installed, the real test set (10000 images) and the
+// real training labels in full. TestLongFashionMNIST reads all 70000
+// images, which takes 10–25 s under -race.
 func TestFashionMNIST(t *testing.T) {
+	dir := t.TempDir()
+	for name, b := range map[string][]byte{
+		"train-images-idx3-ubyte.gz": gz(idxBytes(idxImagesMagic, []uint32{3, 1, 2}, []byte{0, 255, 51, 102, 0, 0})),
+		"train-labels-idx1-ubyte.gz": gz(idxBytes(idxLabelsMagic, []uint32{3}, []byte{9, 0, 4})),
+		"t10k-images-idx3-ubyte":     idxBytes(idxImagesMagic, []uint32{2, 1, 2}, []byte{255, 255, 0, 51}),
+		"t10k-labels-idx1-ubyte":     idxBytes(idxLabelsMagic, []uint32{2}, []byte{1, 2}),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	train, test, err := FashionMNIST(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if train.N != 3 || train.D != 2 || !slices.Equal(train.X, []float64{0, 1, 0.2, 0.4, 0, 0}) || !slices.Equal(train.Labels, []float64{9, 0, 4}) {
+		t.Errorf("FashionMNIST(small dir) train = %+v; want the 3 .gz training images with labels 9, 0, 4", train)
+	}
+	if test.N != 2 || test.D != 2 || !slices.Equal(test.X, []float64{1, 1, 0, 0.2}) || !slices.Equal(test.Labels, []float64{1, 2}) {
+		t.Errorf("FashionMNIST(small dir) test = %+v; want the 2 raw test images with labels 1, 2", test)
+	}
+
+	if _, err := os.Stat(filepath.Join(FashionMNISTDir, "t10k-images-idx3-ubyte.gz")); err != nil {
+		t.Skipf("Fashion-MNIST not installed in %s (Debian package dataset-fashion-mnist): %v", FashionMNISTDir, err)
+	}
+	real, err := LoadIDX(filepath.Join(FashionMNISTDir, "t10k-images-idx3-ubyte.gz"), filepath.Join(FashionMNISTDir, "t10k-labels-idx1-ubyte.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFashion(t, "test", real, 10000, 1000)
+	y, err := ReadIDXLabels(filepath.Join(FashionMNISTDir, "train-labels-idx1-ubyte.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(y) != 60000 {
+		t.Errorf("train: %d labels; want 60000", len(y))
+	}
+	checkLabels(t, "train", y, 6000)
+}
+
+// TestLongFashionMNIST reads the installed Fashion-MNIST in full, a long
+// check (SYNCMODELS_LONG=1).
+func TestLongFashionMNIST(t *testing.T) {
+	if os.Getenv("SYNCMODELS_LONG") != "1" {
+		t.Skip("a long check: run with SYNCMODELS_LONG=1")
+	}
 	if _, err := os.Stat(filepath.Join(FashionMNISTDir, "train-images-idx3-ubyte.gz")); err != nil {
 		t.Skipf("Fashion-MNIST not installed in %s (Debian package dataset-fashion-mnist): %v", FashionMNISTDir, err)
 	}
@@ -203,34 +254,41 @@ func TestFashionMNIST(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tt := range []struct {
-		name     string
-		m        *Dense
-		n, class int // rows, rows per class
-	}{{"train", train, 60000, 6000}, {"test", test, 10000, 1000}} {
-		if err := tt.m.Validate(); err != nil {
-			t.Errorf("%s: %v", tt.name, err)
+	checkFashion(t, "train", train, 60000, 6000)
+	checkFashion(t, "test", test, 10000, 1000)
+}
+
+// checkFashion checks m is n Fashion-MNIST images: 28×28 pixels in [0, 1],
+// integer labels 0..9, class of each (the sets are balanced).
+func checkFashion(t *testing.T, name string, m *Dense, n, class int) {
+	t.Helper()
+	if err := m.Validate(); err != nil {
+		t.Errorf("%s: %v", name, err)
+	}
+	if m.N != n || m.D != 784 || len(m.Labels) != n {
+		t.Errorf("%s: %d×%d with %d labels; want %d×784", name, m.N, m.D, len(m.Labels), n)
+	}
+	for i, v := range m.X {
+		if !(v >= 0 && v <= 1) {
+			t.Fatalf("%s: X[%d] = %v; want in [0, 1]", name, i, v)
 		}
-		if tt.m.N != tt.n || tt.m.D != 784 || len(tt.m.Labels) != tt.n {
-			t.Errorf("%s: %d×%d with %d labels; want %d×784", tt.name, tt.m.N, tt.m.D, len(tt.m.Labels), tt.n)
+	}
+	checkLabels(t, name, m.Labels, class)
+}
+
+// checkLabels checks y are integer labels 0..9, class of them each.
+func checkLabels(t *testing.T, name string, y []float64, class int) {
+	t.Helper()
+	var count [10]int
+	for i, v := range y {
+		if v != float64(int(v)) || v < 0 || v > 9 {
+			t.Fatalf("%s: label %d = %v; want an integer 0..9", name, i, v)
 		}
-		for i, v := range tt.m.X {
-			if !(v >= 0 && v <= 1) {
-				t.Fatalf("%s: X[%d] = %v; want in [0, 1]", tt.name, i, v)
-			}
-		}
-		// Fashion-MNIST is balanced: 6000 (train) or 1000 (test) per class.
-		var count [10]int
-		for i, y := range tt.m.Labels {
-			if y != float64(int(y)) || y < 0 || y > 9 {
-				t.Fatalf("%s: label %d = %v; want an integer 0..9", tt.name, i, y)
-			}
-			count[int(y)]++
-		}
-		for c, k := range count {
-			if k != tt.class {
-				t.Errorf("%s: class %d has %d images; want %d", tt.name, c, k, tt.class)
-			}
+		count[int(v)]++
+	}
+	for c, k := range count {
+		if k != class {
+			t.Errorf("%s: class %d has %d images; want %d", name, c, k, class)
 		}
 	}
 }

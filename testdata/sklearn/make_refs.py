@@ -11,6 +11,7 @@ It writes, next to this script:
                      20240601), "%.17g" so that Go parses the same float64s.
   kmeans_blobs.json  sklearn KMeans (lloyd, init = first k points) on blobs.
   kmeans_fashion.json  sklearn KMeans on Fashion-MNIST train (60000 x 784, /255).
+  kmeans_fashion_head.json  the same on the first 2000 Fashion-MNIST train images.
   gmm_blobs.json     sklearn GaussianMixture(covariance_type='diag') on blobs.
   gmm_fashion.json   the same on the first 2000 Fashion-MNIST train images.
   fcm_blobs.json     plain numpy textbook fuzzy c-means (no sklearn version).
@@ -275,6 +276,14 @@ def main():
         "min_cluster_size_per_step": mins, "runs": runs})
 
     S = F[:2000]
+    runs, _, mins = kmeans_ref(S, 10, [1, 20], False)
+    write_json("kmeans_fashion_head.json", {
+        "source": "scikit-learn %s sklearn.cluster.KMeans(n_clusters=10, init=X[:10], n_init=1, "
+                  "algorithm='lloyd', tol=0, max_iter=m) on the first 2000 Fashion-MNIST train "
+                  "images (/255); inertia_ is for the centers after the last M-step" % sklearn.__version__,
+        "data": FASHION + "/train-images-idx3-ubyte.gz[:2000]", "k": 10, "init": "first",
+        "min_cluster_size_per_step": mins, "runs": runs})
+
     runs, init = gmm_ref(S, 10, [1, 10], False)
     write_json("gmm_fashion.json", {
         "source": "scikit-learn %s sklearn.mixture.GaussianMixture(n_components=10, "
