@@ -213,7 +213,7 @@ func (f *compareFlags) experimentFor(ctx context.Context, alg algorithms.Algorit
 		e.Migrate = &harness.Migration{PointBytes: f.pointBytes, RecordOnly: p.record}
 	}
 	if p.tunedBatch {
-		b, err := harness.ChooseBatch(ctx, e, batchCandidates(alg, f.workers), 0.1)
+		b, err := harness.ChooseBatch(ctx, e, batchCandidates(alg, f.workers), bspvPilotShare)
 		if err != nil {
 			return e, fmt.Errorf("%s: %w", p.name, err)
 		}

@@ -156,8 +156,8 @@ func (r *fspReport) fig12() {
 	mc0 := r.migs[0]
 	f0 := mc0.mflags[0]
 	r.p("### Passes and contributions per worker (Fig. 12)\n\n")
-	r.p("Larger shards than above: %d points per worker (data: %s; P = %s), because an Injected straggler trains in bursts of %d points between pauses: on the 3,000-point shards of the main table, once migration has taken most of a straggler's points, its passes jump by a third of a pass or more at a time, and no ε ≤ 1 of Eq. 8 can hold at an arbitrary instant (the paper's shards hold hundreds of thousands of points). ",
-		mc0.alg.NumPoints()/f0.workers, mc0.d.describe(), fmtDur(shardPass(mc0.alg, f0)), f0.every)
+	r.p("Larger shards than above: %d points per worker (data: %s; P = %s), %s",
+		mc0.alg.NumPoints()/f0.workers, mc0.d.describe(), fmtDur(shardPass(mc0.alg, f0)), burstLine(f0.every, r.scale.n/f0.workers))
 	r.p("Runs of %s; %s. Passes are the mean traversal count of the points a worker owns at the end (without migration: points processed / shard). ", f0.duration, r.stragglers(0))
 	r.p("A worker's contribution is the improvement of the objective on the control sample, accumulated over the run, split among the workers at each sample (every %s) by their shares ⟨d_w, D⟩/‖D‖² of the merged updates D in between (a first-order attribution: the shares of a round add up to 1). ", (f0.duration / 40))
 	r.p("Eq. 8 bounds every super-worker's passes to ε of their mean; super-workers group workers within %g passes (`harness.DefaultTolerance`), so the workers' max − min may reach 2ε + 4·%g = %g passes: the bound on max/min below is 1 + %g/min.\n\n",

@@ -17,6 +17,7 @@ import (
 
 	"github.com/syncmodels/syncmodels/consistency"
 	"github.com/syncmodels/syncmodels/harness"
+	"github.com/syncmodels/syncmodels/interval"
 )
 
 // comparison returns setting s of the case as a compare comparison, for
@@ -305,7 +306,7 @@ func (r *fspReport) setup() {
 		f0.pointCost, f0.latency, f0.bandwidth*8/1e9)
 	r.p("- **Stragglers** (§6.1), drawn from the seed, the same workers in every run: *Injected*: %s; *Natural*: %s; and none (Fig. 8).\n",
 		r.stragglers(0), r.stragglers(1))
-	r.p("- **Systems** (§6.1): `bspb` full-batch BSP; `bspv` mini-batch BSP, batch chosen by a pilot of 10%% of the run for each of 1/32 … 1/1 of a shard (not charged to the run: it favours BSPV); ")
+	r.p("- **Systems** (§6.1): `bspb` full-batch BSP; `bspv` mini-batch BSP, batch chosen by a pilot of %.0f%% of the run for each of 1/32 … 1/1 of a shard (not charged to the run: it favours BSPV); ", 100*bspvPilotShare)
 	r.p("`asp` asynchronous, each worker committing 1/32 of its shard at a time (the paper's finer ASP, §6.4); `fspb` FSP with the binary-search interval tuner, η0 measured by a full-batch round and capped at P, η at least the shortest interval the cost model allows (one point's time, or twice the longest apply if that is longer); `fspv` FSP with the multi-stage linear-fit tuner (the first stage probes at P/64 and P/32, P the time of a full-speed pass over a shard; each later stage probes next to the η* of the stage before: at η*/√2 and √2·η* if that fit chose η* between its probes, at η*/2 and η* (η* and 2η*) if it moved below (above) them; η* within 4× of the stage's probes and between that shortest interval and P; the prediction checked every 16 iterations, and over twice the last stage's window (up to 64 iterations) when a stage's η* lies within √2 of the last one's; its probes and rollbacks are charged to the run, and the objective snapshots taken during a rolled-back probe show the checkpoint's parameters); `fspv+opt` FSPV+opt (§6): FSPV with asynchronous data migration and semi-centralized timers (see the Fig. 12 section).\n")
 	r.p("- **Target** (one per workload, the same for its %d runs): `f0 − 0.99·(f0 − best)`, with f0 the objective at θ0 and *best* the best final objective over the workload's runs in all three settings — `syncbench compare`'s derived target, pooled over the settings so that times compare across them. ",
 		len(fspSystems)*len(fspSettings))
@@ -402,7 +403,7 @@ func (r *fspReport) runtime() {
 }
 
 func (r *fspReport) settingLine(s int) string {
-	if s == 2 {
+	if s == fspNoStragglers {
 		return "Fig. 8"
 	}
 	return "Fig. 7: " + r.stragglers(s)
@@ -428,26 +429,16 @@ func (r *fspReport) speedups() {
 		}
 	}
 	rows := [][]string{hdr}
-	ranges := map[string][2][]float64{} // exact speedups with and without stragglers, by system
 	for _, c := range r.ran {
 		row := []string{c.w.label}
 		for _, o := range others {
-			rg := ranges[o]
 			for s := range fspSettings {
-				sp := speedupOf(c.ttt(c.system(s, "fspv")), c.ttt(c.system(s, o)), c.flags[s].duration)
-				row = append(row, sp.String())
-				if sp.bound == 0 {
-					k := 0
-					if s == 2 {
-						k = 1
-					}
-					rg[k] = append(rg[k], sp.v)
-				}
+				row = append(row, speedupOf(c.ttt(c.system(s, "fspv")), c.ttt(c.system(s, o)), c.flags[s].duration).String())
 			}
-			ranges[o] = rg
 		}
 		rows = append(rows, row)
 	}
+	ranges := r.fspvSpeedups()
 	r.table(rows)
 	r.p("\n")
 	span := func(v []float64) string {
@@ -465,6 +456,33 @@ func (r *fspReport) speedups() {
 	r.table(rows)
 	r.p("\n")
 	r.gaps()
+}
+
+// fspNoStragglers is the setting without stragglers (Fig. 8).
+const fspNoStragglers = 2
+
+// fspvSpeedups are FSPV's exact speedups (both runs reached the target)
+// over bspv, bspb and fspb, by system: [0] with stragglers, [1] without.
+func (r *fspReport) fspvSpeedups() map[string][2][]float64 {
+	out := map[string][2][]float64{}
+	for _, c := range r.ran {
+		for _, o := range []string{"bspv", "bspb", "fspb"} {
+			rg := out[o]
+			for s := range fspSettings {
+				sp := speedupOf(c.ttt(c.system(s, "fspv")), c.ttt(c.system(s, o)), c.flags[s].duration)
+				if sp.bound != 0 {
+					continue
+				}
+				k := 0
+				if s == fspNoStragglers {
+					k = 1
+				}
+				rg[k] = append(rg[k], sp.v)
+			}
+			out[o] = rg
+		}
+	}
+	return out
 }
 
 func geomean(v []float64) float64 {
@@ -485,21 +503,12 @@ func (r *fspReport) gaps() {
 	for _, c := range r.ran {
 		for s := range fspSettings {
 			pairs++
-			best, who := time.Duration(-1), []int{}
 			for j, run := range c.runs[s] {
-				t := c.ttt(run)
-				if t < 0 {
-					continue
-				}
-				reached[j]++
-				switch {
-				case best < 0 || t < best:
-					best, who = t, []int{j}
-				case t == best:
-					who = append(who, j)
+				if c.ttt(run) >= 0 {
+					reached[j]++
 				}
 			}
-			for _, j := range who {
+			for _, j := range c.fastest(s) {
 				fastest[j]++
 			}
 		}
@@ -515,19 +524,41 @@ func (r *fspReport) gaps() {
 	r.p("%s\n\n", r.gapBullets())
 }
 
-// fspbLine says where FSPB's binary search stopped.
+// fastest returns the indexes (fspSystems order) of the systems fastest
+// to the target in setting s, ties included; none if no run reached it.
+func (c *fspCase) fastest(s int) []int {
+	best, who := time.Duration(-1), []int{}
+	for j, run := range c.runs[s] {
+		t := c.ttt(run)
+		switch {
+		case t < 0:
+		case best < 0 || t < best:
+			best, who = t, []int{j}
+		case t == best:
+			who = append(who, j)
+		}
+	}
+	return who
+}
+
+// fspbLine says where FSPB's binary search stopped, and how BSPB's
+// full-batch round compared with P.
 func (r *fspReport) fspbLine() string {
 	var withS, capped, without, minHit int
 	var lows []string
+	var rounds []float64 // BSPB's mean round ÷ P, with stragglers
 	for _, c := range r.ran {
 		pass := shardPass(c.alg, c.flags[0])
 		for s := range fspSettings {
+			if b := c.system(s, "bspb"); s != fspNoStragglers && b != nil && b.Versions > 0 {
+				rounds = append(rounds, float64(b.Duration/time.Duration(b.Versions))/float64(pass))
+			}
 			run := c.system(s, "fspb")
 			if run == nil || len(run.Intervals) == 0 {
 				continue
 			}
 			eta := run.Intervals[len(run.Intervals)-1].Interval
-			if s == 2 {
+			if s == fspNoStragglers {
 				without++
 				if eta < pass/16 {
 					minHit++
@@ -544,9 +575,13 @@ func (r *fspReport) fspbLine() string {
 	if withS+without == 0 {
 		return ""
 	}
-	line := fmt.Sprintf("FSPB measured η0 as the full-batch round, which the stragglers make longer than a fast worker's pass P, and capped it at P (a longer η ends every round by the early trigger, so it behaves like P); with stragglers it kept η = P in %d of its %d runs.", capped, withS)
+	line := "FSPB measures η0 as a full-batch round and caps it at a fast worker's pass P (a longer η ends every round by the early trigger, so it behaves like P)"
+	if len(rounds) > 0 {
+		line += fmt.Sprintf("; with stragglers BSPB's mean full-batch round was %s× P", spanOf(rounds, "%.2g"))
+	}
+	line += fmt.Sprintf(", and FSPB kept η = P in %d of its %d runs with stragglers.", capped, withS)
 	if minHit > 0 {
-		line += fmt.Sprintf(" Without stragglers it halved η below P/16 in %d of %d runs (%s), where barriers are a large share of each round.", minHit, without, strings.Join(lows, ", "))
+		line += fmt.Sprintf(" Without stragglers it halved η below P/16 in %d of %d runs (%s).", minHit, without, strings.Join(lows, ", "))
 	}
 	return line
 }
@@ -596,21 +631,33 @@ func (r *fspReport) fspvLine() string {
 func (r *fspReport) gapBullets() string {
 	var b strings.Builder
 	b.WriteString("**What differs from the paper, and which way it pushes the numbers.**\n\n")
-	b.WriteString("- **Small shards, cheap passes.** The paper's shards hold 300,000–700,000 points, so a full pass takes seconds, a straggler pauses hundreds of times per pass and BSPB makes one update every few seconds (\"BSPB consistently works the worst\", §6.2). Here a shard is a few thousand points and a pass takes tens of milliseconds of virtual time, so BSPB updates often and the speedups over BSPB shrink.")
+	sp := r.fspvSpeedups()
+	f0 := r.firstFlags()
+	b.WriteString("- **Small shards, cheap passes.** The paper's shards hold 300,000–700,000 points, so a full pass takes seconds, a straggler pauses hundreds of times per pass and BSPB makes one update every few seconds (\"BSPB consistently works the worst\", §6.2). ")
+	var shards []float64
+	var passes, rounds []time.Duration
 	var early []string
 	for _, c := range r.ran {
+		f := c.flags[0]
+		shards = append(shards, float64(c.alg.NumPoints()/f.workers))
+		passes = append(passes, shardPass(c.alg, f))
 		best := time.Duration(-1)
-		for _, rs := range c.runs {
+		for s, rs := range c.runs {
+			if bb := c.system(s, "bspb"); bb != nil && bb.Versions > 0 {
+				rounds = append(rounds, bb.Duration/time.Duration(bb.Versions))
+			}
 			for _, run := range rs {
 				if t := c.ttt(run); t >= 0 && (best < 0 || t < best) {
 					best = t
 				}
 			}
 		}
-		if best >= 0 && best <= 2*c.flags[0].evalEvery {
+		if best >= 0 && best <= 2*f.evalEvery {
 			early = append(early, c.w.label)
 		}
 	}
+	fmt.Fprintf(&b, "Here a shard holds %s points and a pass takes %s of virtual time; BSPB's mean round lasted %s. %s",
+		spanOf(shards, "%.0f"), durSpan(passes), durSpan(rounds), bspbSpeedupLine(sp["bspb"][0], sp["bspb"][1]))
 	if len(early) > 0 {
 		verb := "reaches"
 		if len(early) > 1 {
@@ -618,8 +665,16 @@ func (r *fspReport) gapBullets() string {
 		}
 		fmt.Fprintf(&b, " %s %s the target within two snapshots under the fastest system, so those rows mostly measure the first rounds and are rounded to the snapshot grid.", strings.Join(early, ", "), verb)
 	}
-	b.WriteString("\n- **Cheap barriers, free pilots.** A barrier costs only latency, bandwidth (10 Gbit/s, 10× the paper's) and merge time: no JVM, no garbage collection, no network jitter. BSPV therefore affords batches of 1/32 of a shard, and its batch is chosen by pilots worth 60% of a run that are not charged; FSPV pays for its probes and rollbacks inside its run. Without stragglers those cheap mini-batch updates compete well with FSPV (the paper found FSPV about 1.3× faster there); with stragglers BSPV still waits for every pause (τ = 32 ms), which is where FSPV gains.\n")
-	b.WriteString("- **FSPV's interval.** FSPV fits g(η) linearly between its two probes and maximizes Eq. 7 within 4× of them; each new stage probes next to the last η*, on the side the last fit moved it to, so that the stages walk towards an optimum far from the first probe (our reading of §3.3, whose footnote sets every η_i to a user value, 200 ms by default). A quality that falls like 1/η (progress per iteration roughly constant, as with Adam's steps) bends away from the line through η_i and 2η_i, so the fit puts η* near its probes and the stages approach a small optimum from above, a factor of about 0.6–0.8 per stage. The stages end when progress falls 20% behind the stage's prediction, which a decelerating objective soon does, and each begins with two rolled-back iterations; a stage whose η* lies within √2 of the last stage's checks its prediction over twice the last window (16 iterations, up to 64), so that stages lengthen while the fits agree. When both probes lose (near the end, where two iterations' progress can be smaller than the noise of the sampled objective), the stage does not extrapolate the two losses: it falls back to the probe that loses least per second and probes again after one window. ")
+	gbit := f0.bandwidth * 8 / 1e9
+	fmt.Fprintf(&b, "\n- **Cheap barriers, free pilots.** A barrier costs only latency, bandwidth (%.3g Gbit/s, %.3g× the paper's Gigabit) and merge time: no JVM, no garbage collection, no network jitter. ", gbit, gbit)
+	b.WriteString(r.bspvBatches())
+	b.WriteString(bspvSpeedLine(sp["bspv"][0], sp["bspv"][1], f0.tau, f0.slowdown))
+	b.WriteString("- **FSPV's interval.** FSPV fits g(η) linearly between its two probes and maximizes Eq. 7 within 4× of them; each new stage probes next to the last η*, on the side the last fit moved it to, so that the stages can walk towards an optimum far from the first probe (our reading of §3.3, whose footnote sets every η_i to a user value, 200 ms by default). A quality that falls like 1/η (progress per iteration roughly constant, as with Adam's steps) bends away from the line through η_i and 2η_i, so the fit puts η* near its probes. ")
+	b.WriteString(stageLine(r.stageFactors()))
+	if cfg, ok := r.linearFitConfig(); ok {
+		fmt.Fprintf(&b, "A stage ends when progress falls 20%% behind its prediction, and each begins with two rolled-back iterations; a stage whose η* lies within √2 of the last stage's checks its prediction over twice the last window (%d iterations, up to %d), so that stages lengthen while the fits agree. ", cfg.Window, cfg.MaxWindow)
+	}
+	b.WriteString("When both probes lose (near the end, where two iterations' progress can be smaller than the noise of the sampled objective), the stage does not extrapolate the two losses: it falls back to the probe that loses least per second and probes again after one window. ")
 	var sws []string
 	for _, c := range r.ran {
 		if len(c.sweep) == 0 {
@@ -642,7 +697,7 @@ func (r *fspReport) gapBullets() string {
 	if len(sws) > 0 {
 		fmt.Fprintf(&b, "In the sweep below, %s; the paper's Fig. 15 has FSPV close to the optimum.", strings.Join(sws, "; "))
 	}
-	b.WriteString("\n- **ASP** commits 1/32 of a shard at a time and applies each commit as its own server step. Incremental EM tolerates that staleness on well-separated synthetic clusters, so ASP can be the fastest EM system here, where the paper saw K-means diverge under ASP (Fig. 14a); for LR its stale per-commit Adam steps stall above the target, as in [compare.md](../compare.md).\n")
+	fmt.Fprintf(&b, "\n- **ASP** commits 1/32 of a shard at a time and applies each commit as its own server step. %s\n", r.aspRecord())
 	for _, c := range r.ran {
 		if c.flags[0].algo != "nmf" {
 			continue
@@ -655,11 +710,139 @@ func (r *fspReport) gapBullets() string {
 		}
 		f := c.flags[0]
 		bcast := float64(f.workers*c.alg.Layout().Params*8) / f.bandwidth
-		fmt.Fprintf(&b, "- **NMF is bound by the coordinator's link.** A release carries all of θ, including W's n × rank entries (each row's own factors, which only its worker needs): sending it to %d workers takes %.1f× the compute of a full pass at %.3g Gbit/s, whatever the sync model, and NMF's workers wait %.0f–%.0f%% of the time. The NMF rows compare broadcasts more than barriers.\n",
-			f.workers, bcast/shardPass(c.alg, f).Seconds(), f.bandwidth*8/1e9, 100*lo, 100*hi)
+		b.WriteString(nmfLine(f.workers, bcast/shardPass(c.alg, f).Seconds(), f.bandwidth*8/1e9, lo, hi))
 	}
-	b.WriteString("- **Local optima.** Runs that take different paths can end in different local optima, and the target is 99% of the best final's improvement: a run that settles in a worse optimum is *not reached* however fast it converged. The synthetic EM sets are drawn with as many clusters as the models fit, to make one optimum likely; Fashion-MNIST has no such structure (compare the final objectives of its K-means runs under *Per-run details*).")
+	fmt.Fprintf(&b, "- **Local optima.** Runs that take different paths can end in different local optima, and the target is %.0f%% of the best final's improvement: a run that settles in a worse optimum is *not reached* however fast it converged. The synthetic EM sets are drawn with as many clusters as the models fit, to make one optimum likely. %s",
+		100*targetFraction, spreadLine(r.finalSpreads()))
 	return b.String()
+}
+
+// bspvBatches says which batches BSPV's pilots chose in the table's runs.
+func (r *fspReport) bspvBatches() string {
+	counts := map[int]int{}
+	n, pilots := 0, 0
+	for _, c := range r.ran {
+		for s := range fspSettings {
+			run := c.system(s, "bspv")
+			var b int
+			if run == nil {
+				continue
+			}
+			if _, err := fmt.Sscanf(run.Name, "bspv(b=%d)", &b); err != nil || b <= 0 {
+				continue
+			}
+			counts[batchDivisor(c.alg.NumPoints()/c.flags[s].workers, b)]++
+			n++
+		}
+		pilots = max(pilots, len(batchCandidates(c.alg, c.flags[0].workers)))
+	}
+	return batchLine(counts, n, pilots, bspvPilotShare)
+}
+
+// batchDivisor returns d such that batch b is shard/d of batchCandidates
+// (the largest such d: a small shard makes several candidates equal), or
+// the nearest whole ratio if b is none of them.
+func batchDivisor(shard, b int) int {
+	for _, d := range []int{32, 16, 8, 4, 2, 1} {
+		if shard/d == b {
+			return d
+		}
+	}
+	return max(int(math.Round(float64(shard)/float64(b))), 1)
+}
+
+// bspvPilotShare is the share of a run each of BSPV's pilots takes
+// (compareFlags.experimentFor).
+const bspvPilotShare = 0.1
+
+// stageFactors are, over the FSPV runs of the tables, the ratios of each
+// stage's first probe to the one before.
+func (r *fspReport) stageFactors() []float64 {
+	var fs []float64
+	for _, c := range r.ran {
+		for s := range fspSettings {
+			run := c.system(s, "fspv")
+			if run == nil {
+				continue
+			}
+			prev := time.Duration(0)
+			for i, iv := range run.Intervals {
+				if !firstProbe(run, i) {
+					continue
+				}
+				if prev > 0 {
+					fs = append(fs, float64(iv.Interval)/float64(prev))
+				}
+				prev = iv.Interval
+			}
+		}
+	}
+	return fs
+}
+
+// linearFitConfig is FSPV's tuner configuration for the first workload
+// that ran.
+func (r *fspReport) linearFitConfig() (interval.LinearFitConfig, bool) {
+	if len(r.ran) == 0 {
+		return interval.LinearFitConfig{}, false
+	}
+	c := r.ran[0]
+	e := c.flags[0].experiment(c.alg, consistency.Spec{Kind: consistency.FSP})
+	e.Cost = withCostDefaults(e.Cost)
+	return linearFitConfig(c.alg, &e), true
+}
+
+// aspRecord is ASP's record on the synthetic EM workloads (fastest or
+// not) and on LR (reached or not).
+func (r *fspReport) aspRecord() string {
+	j := slices.Index(fspSystems, "asp")
+	var emFastest, emPairs, lrReached, lrRuns int
+	for _, c := range r.ran {
+		for s := range fspSettings {
+			switch c.w.key {
+			case "kmeans", "gmm", "fcm":
+				emPairs++
+				if slices.Contains(c.fastest(s), j) {
+					emFastest++
+				}
+			case "lr", "lr-fmnist":
+				lrRuns++
+				if c.ttt(c.runs[s][j]) >= 0 {
+					lrReached++
+				}
+			}
+		}
+	}
+	return aspLine(emFastest, emPairs, lrReached, lrRuns)
+}
+
+// finalSpreads are, per EM workload, how far apart its runs' final
+// objectives ended: (worst − best)/|best|.
+func (r *fspReport) finalSpreads() []namedValue {
+	var out []namedValue
+	for _, c := range r.ran {
+		switch c.flags[0].algo {
+		case "kmeans", "gmm", "fcm":
+		default:
+			continue
+		}
+		best, worst := math.NaN(), math.NaN()
+		for _, rs := range c.runs {
+			for _, run := range rs {
+				f := run.Final
+				if math.IsNaN(best) || c.minimize == (f < best) {
+					best = f
+				}
+				if math.IsNaN(worst) || c.minimize == (f > worst) {
+					worst = f
+				}
+			}
+		}
+		if best != 0 && !math.IsNaN(best) {
+			out = append(out, namedValue{c.w.label, math.Abs(worst-best) / math.Abs(best)})
+		}
+	}
+	return out
 }
 
 func (r *fspReport) intervals() {

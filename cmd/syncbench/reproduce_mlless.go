@@ -143,8 +143,8 @@ func mllessWorkloads(s mllessScale, movielens string) []mllessWorkload {
 	}
 	sparse := func(seed uint64) (*data, error) {
 		rng := rand.New(rand.NewPCG(seed, 0xda7a))
-		x, _ := dataset.SparseLogistic(rng, s.lrPoints, s.sparseDim, 39)
-		return &data{spec: "hashed logistic, 39 nonzeros a row (dataset.SparseLogistic)", sparse: x}, nil
+		x, _ := dataset.SparseLogistic(rng, s.lrPoints, s.sparseDim, mllessSparseNNZ)
+		return &data{spec: fmt.Sprintf("hashed logistic, %d nonzeros a row (dataset.SparseLogistic)", mllessSparseNNZ), sparse: x}, nil
 	}
 	pmfPaper := "ML-20M (138,493 × 26,744, 20M ratings), r = 20"
 	if movielens != "" {
@@ -173,6 +173,10 @@ type mllessFlags struct {
 	only      map[string]bool
 	args      []string // as given, for the report
 }
+
+// mllessSparseNNZ is the nonzeros of a sparse LR row: Criteo's 13
+// numerical and 26 categorical features.
+const mllessSparseNNZ = 39
 
 var mllessKeys = []string{"pmf", "lr-dense", "lr-sparse"}
 
