@@ -8,12 +8,12 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 )
 
 // writePlot writes a PNG of objective against time, one line per sync
-// model, with the target as a dashed horizontal line.
+// model in its own style (styleFor), with the target as a dashed
+// horizontal line.
 func (c *comparison) writePlot(path string) error {
 	p, err := c.objectivePlot()
 	if err != nil {
@@ -30,7 +30,7 @@ func (c *comparison) objectivePlot() (*plot.Plot, error) {
 	p.Y.Label.Text = "objective"
 	p.Legend.Top = c.minimize
 	p.Add(plotter.NewGrid())
-	for i, r := range c.runs {
+	for _, r := range c.runs {
 		xys := make(plotter.XYs, len(r.Curve))
 		for j, pt := range r.Curve {
 			xys[j] = plotter.XY{X: pt.T.Seconds(), Y: pt.Objective}
@@ -39,8 +39,8 @@ func (c *comparison) objectivePlot() (*plot.Plot, error) {
 		if err != nil {
 			return nil, fmt.Errorf("plot %s: %w", r.Sync, err)
 		}
-		l.Color = plotutil.Color(i)
-		l.Dashes = plotutil.Dashes(i)
+		st := styleFor(r.Name)
+		l.Color, l.Dashes = st.Color, st.Dashes
 		l.Width = vg.Points(1.5)
 		p.Add(l)
 		p.Legend.Add(r.Name, l)

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/syncmodels/syncmodels/harness"
 )
 
 // claim is a sentence a report wrote from contrived numbers, and what it
@@ -132,5 +135,49 @@ func TestMLLessClaims(t *testing.T) {
 
 		{"short runs", billingLine(3 * ms), []string{"3 ms at the shortest, are too short"}, nil},
 		{"long runs", billingLine(20 * s), []string{"the bill is exact"}, []string{"too short"}},
+	})
+}
+
+// TestBSPVBatchesFromRuns: the report reads BSPV's batch from each run
+// (its name, bspv(b=N), as compare prints it), so the sentence follows
+// what the pilots chose: the "affords batches of 1/32 of a shard"
+// was printed whatever they chose.
+func TestBSPVBatchesFromRuns(t *testing.T) {
+	w := fspWorkloads(fspQuick, "")[3]
+	if w.key != "lr" {
+		t.Fatalf("workload 3 is %s; want lr", w.key)
+	}
+	d, _, err := w.load(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := func(batches ...int) string {
+		c := &fspCase{w: w, d: d}
+		for s, set := range fspSettings {
+			cf, err := w.flagsFor(set, 1, fspSystems)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.alg == nil {
+				if c.alg, err = build(&cf.workloadFlags, d); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c.flags = append(c.flags, cf)
+			runs := make([]*harness.Result, len(fspSystems))
+			for j, sys := range fspSystems {
+				runs[j] = &harness.Result{Name: sys}
+				if sys == "bspv" {
+					runs[j].Name = fmt.Sprintf("bspv(b=%d)", batches[s])
+				}
+			}
+			c.runs = append(c.runs, runs)
+		}
+		return (&fspReport{ran: []*fspCase{c}}).bspvBatches()
+	}
+	shard := 1000 / 16 // fspQuick's 1,000 points on 16 workers
+	checkClaims(t, []claim{
+		{"full shards", report(shard, shard, shard), []string{"batches of the full shard in 3 of its 3 runs"}, []string{"1/32"}},
+		{"small batches", report(shard/32, shard/16, shard/32), []string{"batches of 1/32 of a shard in 2 of its 3 runs, 1/16 of a shard in 1"}, []string{"full shard"}},
 	})
 }

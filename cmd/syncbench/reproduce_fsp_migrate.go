@@ -11,7 +11,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/syncmodels/syncmodels/harness"
@@ -317,7 +316,11 @@ func (mc *fspMigCase) barPlot(ylabel string, value func(migrate.Sample) float64)
 		if err != nil {
 			return nil, err
 		}
-		b.Color = plotutil.Color(i)
+		b.Color = styleFor(run.system).Color
+		if slices.ContainsFunc(fig12Runs[:i], func(o fspMigRun) bool { return o.system == run.system }) {
+			// The same system in a second setting: its colour, lighter.
+			b.Color = lighter(b.Color)
+		}
 		b.LineStyle.Color = color.Transparent
 		b.Offset = (vg.Length(i) - vg.Length(len(fig12Runs)-1)/2) * width
 		p.Add(b)

@@ -308,9 +308,13 @@ func (r *fspReport) setup() {
 		r.stragglers(0), r.stragglers(1))
 	r.p("- **Systems** (§6.1): `bspb` full-batch BSP; `bspv` mini-batch BSP, batch chosen by a pilot of %.0f%% of the run for each of 1/32 … 1/1 of a shard (not charged to the run: it favours BSPV); ", 100*bspvPilotShare)
 	r.p("`asp` asynchronous, each worker committing 1/32 of its shard at a time (the paper's finer ASP, §6.4); `fspb` FSP with the binary-search interval tuner, η0 measured by a full-batch round and capped at P, η at least the shortest interval the cost model allows (one point's time, or twice the longest apply if that is longer); `fspv` FSP with the multi-stage linear-fit tuner (the first stage probes at P/64 and P/32, P the time of a full-speed pass over a shard; each later stage probes next to the η* of the stage before: at η*/√2 and √2·η* if that fit chose η* between its probes, at η*/2 and η* (η* and 2η*) if it moved below (above) them; η* within 4× of the stage's probes and between that shortest interval and P; the prediction checked every 16 iterations, and over twice the last stage's window (up to 64 iterations) when a stage's η* lies within √2 of the last one's; its probes and rollbacks are charged to the run, and the objective snapshots taken during a rolled-back probe show the checkpoint's parameters); `fspv+opt` FSPV+opt (§6): FSPV with asynchronous data migration and semi-centralized timers (see the Fig. 12 section).\n")
-	r.p("- **Target** (one per workload, the same for its %d runs): `f0 − 0.99·(f0 − best)`, with f0 the objective at θ0 and *best* the best final objective over the workload's runs in all three settings — `syncbench compare`'s derived target, pooled over the settings so that times compare across them. ",
-		len(fspSystems)*len(fspSettings))
-	r.p("(The paper presets a target objective, §5.3.) The time to target is the first objective snapshot at or past it; snapshots are 1/100 of the run apart, so times are rounded up to that grid (the Fig. 15 sweep uses a finer one). A run that never gets there within its run length is *not reached*.\n")
+	r.p("- **Target** (one per workload, the same for its %d runs): `f0 − %g·(f0 − best)`, with f0 the objective at θ0 and *best* the best final objective over the workload's runs in all three settings — `syncbench compare`'s derived target, pooled over the settings so that times compare across them. ",
+		len(fspSystems)*len(fspSettings), targetFraction)
+	finer := ""
+	if r.scale.sweepSnapshots > 100 {
+		finer = " (the Fig. 15 sweep uses a finer one)"
+	}
+	r.p("(The paper presets a target objective, §5.3.) The time to target is the first objective snapshot at or past it; snapshots are 1/100 of the run apart, so times are rounded up to that grid%s. A run that never gets there within its run length is *not reached*.\n", finer)
 	r.p("- **Speedups** are ratios of times to target when both runs reached it. When only one did, the ratio is a bound that uses the other's run length as its time (`> x`: the faster system reached, the other did not; `< x`: the other way round); `n/a` when neither did.\n\n")
 	r.p("**Workloads.** Synthetic stand-ins with the dimensions of the paper's smaller data sets (*SDT*, §6.1; NMF's matrix narrower) but far fewer points, so that the whole report runs in minutes on two cores; and Fashion-MNIST (not in the paper, which uses MNIST only for its CNN) when installed. The synthetic blobs have as many clusters as the models fit.\n\n")
 	rows := [][]string{{"workload", "paper's data set (P×D)", "here", "model", "shard (pass P)", "run length", "snapshot every"}}
@@ -861,9 +865,9 @@ func (r *fspReport) intervals() {
 		fspSettings[fspSweepSetting].label, r.sweepNames(sweeps))
 	r.p("Every run of the sweep, FSPV's included, takes an objective snapshot every 1/%d of its run length (%s for %s), %s (the evaluations are off the clock), so that short times to target are resolved: a time is rounded up by less than one snapshot. ",
 		r.scale.sweepSnapshots, fmtDur(sweeps[0].sweepFlags.evalEvery), sweeps[0].w.label, timesAsOften(r.scale.sweepSnapshots, 100))
-	r.p("η is given in ms, as a fraction of P (a full-speed pass over a shard; η ≥ P is cut short by the early trigger, so the grid stops there) and, as in the paper's x-axis, of BSPB's mean full-batch round in the same setting. ")
+	r.p("η is given as a duration, as a fraction of P (a full-speed pass over a shard; η ≥ P is cut short by the early trigger, so the grid stops there) and, as in the paper's x-axis, of BSPB's mean full-batch round in the same setting. ")
 	r.p("The issue's acceptance criterion: FSPV's time to target within %.3g× of the best fixed η's. ", fspAcceptance)
-	r.p("Every η and FSPV also ran with %d seeds (%s): a seed changes θ0, the sharding and which workers straggle, not the data set. One seed's curve is jagged where runs settle in different local optima, and the best of %d fixed η on one seed is a best of %d draws; the medians over the seeds (a run that did not reach the target counts as the slowest) say which η is best more reliably. The criterion is judged both ways.\n\n",
+	r.p("Every η and FSPV also ran with %d seeds (%s): a seed changes θ0, the sharding and which workers straggle, not the data set. One seed's curve can be jagged where runs settle in different local optima, and the best of %d fixed η on one seed is a best of %d draws; the medians over the seeds (a run that did not reach the target counts as the slowest) say which η is best more reliably. The criterion is judged both ways.\n\n",
 		len(sweeps[0].sweepSeeds), seedList(sweeps[0].sweepSeeds), len(sweeps[0].etas), len(sweeps[0].etas))
 	for _, c := range sweeps {
 		sw := c.sweepSummary()

@@ -5,10 +5,10 @@ import (
 	"image/color"
 	"math"
 	"path/filepath"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -34,15 +34,10 @@ func (r *mllessReport) figures(dir string) error {
 		return err
 	}
 	for _, c := range r.cases {
-		cmp := c.comparison(c.sweep())
-		if cmp == nil {
-			continue
-		}
-		p, err := cmp.objectivePlot()
+		p, err := c.curvesPlot(c.sweep(), fmt.Sprintf("%s, %d workers: ISP threshold sweep (Fig. 5)", c.w.label, mllessBase))
 		if err != nil {
 			return err
 		}
-		p.Title.Text = fmt.Sprintf("%s, %d workers: ISP threshold sweep (Fig. 5)", c.w.label, mllessBase)
 		if err := savePNG(p, 8*vg.Inch, 5*vg.Inch, filepath.Join(dir, "curves-sweep-"+c.w.key+".png")); err != nil {
 			return err
 		}
@@ -59,21 +54,38 @@ func (r *mllessReport) figures(dir string) error {
 	}
 	var rows [][]*plot.Plot
 	for _, n := range mllessFig9Pools {
-		cmp := c.comparison(c.fig9(n))
-		if cmp == nil {
-			continue
-		}
-		p, err := cmp.objectivePlot()
+		p, err := c.curvesPlot(c.fig9(n), fmt.Sprintf("%s, %d workers, global batch %d (Fig. 9)", c.w.label, n, mllessBase*c.w.batch))
 		if err != nil {
 			return err
 		}
-		p.Title.Text = fmt.Sprintf("%s, %d workers, global batch %d (Fig. 9)", c.w.label, n, mllessBase*c.w.batch)
 		rows = append(rows, []*plot.Plot{p})
 	}
-	if len(rows) == 0 {
-		return nil
-	}
 	return saveTiles(rows, 8*vg.Inch, vg.Length(len(rows))*4*vg.Inch, filepath.Join(dir, "curves-fig9-"+c.w.key+".png"))
+}
+
+// curvesPlot is the loss against time of runs, titled title; when none
+// of them finished, a panel that says why.
+func (c *mllessCase) curvesPlot(runs []*mllessRun, title string) (*plot.Plot, error) {
+	cmp := c.comparison(runs)
+	if cmp == nil {
+		var why []string
+		for _, run := range runs {
+			why = append(why, run.sync+": "+c.tttCell(run))
+		}
+		return emptyPlot(title, "no run finished ("+strings.Join(why, "; ")+")")
+	}
+	p, err := cmp.objectivePlot()
+	if err != nil {
+		return nil, err
+	}
+	p.Title.Text = title
+	for _, run := range runs {
+		if run.res == nil {
+			// No curve to draw: the legend says why.
+			p.Legend.Add(run.sync + ": " + c.tttCell(run))
+		}
+	}
+	return p, nil
 }
 
 // comparison returns the runs that ran as a compare comparison, for
@@ -103,42 +115,57 @@ func (r *mllessReport) fig5() (*plot.Plot, error) {
 	p.Legend.Top = true
 	p.Add(plotter.NewGrid())
 	top := 1.0
-	var missed plotter.XYs
-	for i, c := range r.cases {
+	type miss struct {
+		name string
+		xs   []float64
+	}
+	var misses []miss
+	for _, c := range r.cases {
 		sw := c.sweep()
 		base := c.ttt(sw[0])
+		st := styleFor(c.w.label)
 		var xys plotter.XYs
+		m := miss{name: c.w.label}
 		for k, run := range sw {
 			t := c.ttt(run)
 			switch {
-			case run.res == nil:
+			case run.res == nil && run.diverged == nil:
 			case t >= 0 && base > 0:
 				xys = append(xys, plotter.XY{X: mllessThresholds[k], Y: t.Seconds() / base.Seconds()})
 				top = math.Max(top, t.Seconds()/base.Seconds())
 			default:
-				missed = append(missed, plotter.XY{X: mllessThresholds[k], Y: math.NaN()})
+				m.xs = append(m.xs, mllessThresholds[k])
 			}
 		}
+		misses = append(misses, m)
 		if len(xys) == 0 {
+			// No point to draw: the legend still names the workload,
+			// its crosses say why.
+			p.Legend.Add(c.w.label+": none reached the target", legendGlyph(st.Color, st.Glyph, vg.Points(3)))
 			continue
 		}
 		l, pts, err := plotter.NewLinePoints(xys)
 		if err != nil {
 			return nil, err
 		}
-		l.Color, pts.Color = plotutil.Color(i), plotutil.Color(i)
-		l.Dashes = plotutil.Dashes(i)
-		pts.Shape = systemGlyphs[i%len(systemGlyphs)]
+		l.Color, pts.Color, l.Dashes = st.Color, st.Color, st.Dashes
+		pts.Shape = st.Glyph
 		p.Add(l, pts)
 		p.Legend.Add(c.w.label, l, pts)
 	}
-	for i := range missed {
-		missed[i].Y = 1.1 * top
+	missedAny := false
+	for _, m := range misses {
+		var xys plotter.XYs
+		for _, x := range m.xs {
+			xys = append(xys, plotter.XY{X: x, Y: 1.1 * top})
+		}
+		if _, err := missMarks(p, m.name, xys, vg.Points(3)); err != nil {
+			return nil, err
+		}
+		missedAny = missedAny || len(xys) > 0
 	}
-	if sc, err := scatter(p, missed, color.Black, draw.CrossGlyph{}, vg.Points(4)); err != nil {
-		return nil, err
-	} else if sc != nil {
-		p.Legend.Add("not reached", sc)
+	if missedAny {
+		p.Legend.Add("crossed out: not reached or diverged (at the top)", legendGlyph(color.Gray{Y: 150}, draw.CircleGlyph{}, vg.Points(3)), legendGlyph(color.Black, draw.CrossGlyph{}, vg.Points(4)))
 	}
 	p.X.Min, p.X.Max = -0.05, mllessThresholds[len(mllessThresholds)-1]+0.05
 	p.Y.Min, p.Y.Max = 0, 1.5*top
@@ -146,19 +173,43 @@ func (r *mllessReport) fig5() (*plot.Plot, error) {
 }
 
 // bars adds grouped bar series (one value per group, NaN for none) to p,
-// named in the legend.
-func bars(p *plot.Plot, names []string, values [][]float64) error {
+// each in its series' style (styleFor(names[i])) and named in the legend;
+// a missing bar says why (whys[i][g]) up from the baseline.
+func bars(p *plot.Plot, names []string, values [][]float64, whys [][]string) error {
 	w := vg.Points(14)
 	for i, vs := range values {
 		b, err := plotter.NewBarChart(plotter.Values(zeroNaN(vs)), w)
 		if err != nil {
 			return err
 		}
-		b.Color = plotutil.Color(i)
+		b.Color = styleFor(names[i]).Color
 		b.LineStyle.Width = 0
 		b.Offset = (vg.Length(i) - vg.Length(len(values)-1)/2) * w
 		p.Add(b)
 		p.Legend.Add(names[i], b)
+		var xys plotter.XYs
+		var texts []string
+		for g, v := range vs {
+			if math.IsNaN(v) && whys[i][g] != "" {
+				xys = append(xys, plotter.XY{X: float64(g), Y: 0})
+				texts = append(texts, whys[i][g])
+			}
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		l, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: texts})
+		if err != nil {
+			return err
+		}
+		for k := range l.TextStyle {
+			l.TextStyle[k].Font.Size = vg.Points(8)
+			l.TextStyle[k].Color = color.Gray{Y: 70}
+			l.TextStyle[k].Rotation = math.Pi / 2
+			l.TextStyle[k].XAlign, l.TextStyle[k].YAlign = 0, -0.5
+		}
+		l.Offset = vg.Point{X: b.Offset, Y: vg.Points(3)}
+		p.Add(l)
 	}
 	return nil
 }
@@ -182,7 +233,7 @@ func (r *mllessReport) fig6() (*plot.Plot, error) {
 	p.Y.Label.Text = "ratio"
 	p.Legend.Top = true
 	p.Add(plotter.NewGrid())
-	var groups []string
+	var groups, whys []string
 	var gain, tm []float64
 	top := 1.0
 	for _, c := range r.cases {
@@ -190,13 +241,24 @@ func (r *mllessReport) fig6() (*plot.Plot, error) {
 			g := c.tunerGain(n)
 			groups = append(groups, fmt.Sprintf("%s, %d", c.w.label, n))
 			gain, tm = append(gain, g.gain), append(tm, g.time)
-			if !math.IsNaN(g.gain) {
+			why := ""
+			if math.IsNaN(g.gain) {
+				switch {
+				case g.err != nil:
+					why = "n/a: " + oneLine(g.err)
+				case g.fixed.diverged != nil || g.tuned.diverged != nil:
+					why = "n/a: a run diverged"
+				default:
+					why = "n/a: not reached"
+				}
+			} else {
 				top = math.Max(top, math.Max(g.gain, g.time))
 			}
+			whys = append(whys, why)
 		}
 	}
 	p.NominalX(groups...)
-	if err := bars(p, []string{"Perf/$ gain", "time to target ratio"}, [][]float64{gain, tm}); err != nil {
+	if err := bars(p, []string{"Perf/$ gain", "time to target ratio"}, [][]float64{gain, tm}, [][]string{whys, make([]string, len(whys))}); err != nil {
 		return nil, err
 	}
 	one, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: 1}, {X: float64(len(groups)) - 0.5, Y: 1}})
@@ -213,25 +275,34 @@ func (r *mllessReport) fig6() (*plot.Plot, error) {
 func (r *mllessReport) fig9(c *mllessCase) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%s, global batch %d: virtual time to target (Fig. 9)", c.w.label, mllessBase*c.w.batch)
-	p.Y.Label.Text = "virtual time to target (s); none: not reached or not run"
+	p.Y.Label.Text = "virtual time to target (s)"
 	p.Legend.Top = true
 	p.Add(plotter.NewGrid())
 	var groups []string
 	vals := make([][]float64, len(fig9Syncs))
+	whys := make([][]string, len(fig9Syncs))
 	top := 0.0
 	for _, n := range mllessFig9Pools {
 		groups = append(groups, fmt.Sprintf("%d workers", n))
 		for i, run := range c.fig9(n) {
-			v := math.NaN()
-			if t := c.ttt(run); t >= 0 {
+			v, why := math.NaN(), ""
+			switch t := c.ttt(run); {
+			case t >= 0:
 				v = t.Seconds()
 				top = math.Max(top, v)
+			case run.diverged != nil:
+				why = "diverged"
+			case run.res == nil:
+				why = "not run"
+			default:
+				why = "not reached"
 			}
 			vals[i] = append(vals[i], v)
+			whys[i] = append(whys[i], why)
 		}
 	}
 	p.NominalX(groups...)
-	if err := bars(p, fig9Syncs, vals); err != nil {
+	if err := bars(p, fig9Syncs, vals, whys); err != nil {
 		return nil, err
 	}
 	if top > 0 {

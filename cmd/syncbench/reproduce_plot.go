@@ -9,7 +9,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -55,13 +54,10 @@ func scatter(p *plot.Plot, xys plotter.XYs, c color.Color, shape draw.GlyphDrawe
 	return s, nil
 }
 
-// systemGlyphs mark the systems' times to target; none is a cross, which
-// marks a run that did not reach the target.
-var systemGlyphs = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}, draw.RingGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}}
-
 // runtimePanel is one panel of Figs. 7 and 8: the time to target of every
-// system per workload in setting s, on a log scale; a run that did not
-// reach the target is a cross at its run length.
+// system per workload in setting s, on a log scale, each system in its
+// own style (styleFor); a run that did not reach the target is its
+// system's marker crossed out at its run length.
 func runtimePanel(cases []*fspCase, s int) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = fspSettings[s].label
@@ -89,24 +85,25 @@ func runtimePanel(cases []*fspCase, s int) (*plot.Plot, error) {
 			}
 			top = math.Max(top, c.flags[s].duration.Seconds())
 		}
-		sc, err := scatter(p, reached, plotutil.Color(j), systemGlyphs[j%len(systemGlyphs)], vg.Points(3.5))
+		st := styleFor(sys)
+		sc, err := scatter(p, reached, st.Color, st.Glyph, vg.Points(3.5))
 		if err != nil {
 			return nil, err
 		}
-		if _, err := scatter(p, missed, plotutil.Color(j), draw.CrossGlyph{}, vg.Points(4)); err != nil {
+		if _, err := missMarks(p, sys, missed, vg.Points(3.5)); err != nil {
 			return nil, err
 		}
 		missedAny = missedAny || len(missed) > 0
 		if sc == nil {
 			// Every run missed: the legend still names the system.
-			sc = legendGlyph(plotutil.Color(j), systemGlyphs[j%len(systemGlyphs)], vg.Points(3.5))
+			sc = legendGlyph(st.Color, st.Glyph, vg.Points(3.5))
 		}
 		p.Legend.Add(sys, sc)
 	}
 	// Headroom above the longest run for the legend (log scale).
 	p.Y.Max = 10 * top
 	if missedAny {
-		p.Legend.Add("not reached (at run length)", legendGlyph(color.Black, draw.CrossGlyph{}, vg.Points(4)))
+		p.Legend.Add("crossed out: not reached (at run length)", legendGlyph(color.Gray{Y: 150}, draw.CircleGlyph{}, vg.Points(3.5)), legendGlyph(color.Black, draw.CrossGlyph{}, vg.Points(4.5)))
 	}
 	return p, nil
 }
@@ -160,13 +157,14 @@ func sweepPlot(c *fspCase, sw fspSweep) (*plot.Plot, error) {
 			}
 		}
 	}
+	fixed, fspv := styleFor("fsp"), styleFor("fspv")
 	if len(line) > 0 {
 		l, pts, err := plotter.NewLinePoints(line)
 		if err != nil {
 			return nil, err
 		}
-		l.Color, pts.Color = plotutil.Color(0), plotutil.Color(0)
-		pts.Shape = draw.CircleGlyph{}
+		l.Color, pts.Color, l.Dashes = fixed.Color, fixed.Color, fixed.Dashes
+		pts.Shape = fixed.Glyph
 		p.Add(l, pts)
 		p.Legend.Add(fmt.Sprintf("FSP, fixed η: median of %d seeds", len(sw.ttts)), l, pts)
 	}
@@ -175,10 +173,10 @@ func sweepPlot(c *fspCase, sw fspSweep) (*plot.Plot, error) {
 	} else if sc != nil {
 		p.Legend.Add("fixed η: one seed", sc)
 	}
-	if sc, err := scatter(p, missed, plotutil.Color(0), draw.CrossGlyph{}, vg.Points(4)); err != nil {
+	if th, err := missMarks(p, "fsp", missed, vg.Points(3.5)); err != nil {
 		return nil, err
-	} else if sc != nil {
-		p.Legend.Add("median not reached (at run length)", sc)
+	} else if th != nil {
+		p.Legend.Add("FSP, fixed η: median not reached (at run length)", th...)
 	}
 	hline := func(y float64, c color.Color, dashes []vg.Length, label string) error {
 		l, err := plotter.NewLine(plotter.XYs{{X: lo, Y: y}, {X: hi, Y: y}})
@@ -197,7 +195,7 @@ func sweepPlot(c *fspCase, sw fspSweep) (*plot.Plot, error) {
 		}
 	}
 	if sw.fspvMed >= 0 {
-		if err := hline(sw.fspvMed.Seconds(), plotutil.Color(1), []vg.Length{vg.Points(4), vg.Points(2)}, "FSPV's median time to target"); err != nil {
+		if err := hline(sw.fspvMed.Seconds(), fspv.Color, []vg.Length{vg.Points(4), vg.Points(2)}, "FSPV's median time to target"); err != nil {
 			return nil, err
 		}
 	}
@@ -206,15 +204,15 @@ func sweepPlot(c *fspCase, sw fspSweep) (*plot.Plot, error) {
 		if err != nil {
 			return nil, err
 		}
-		v.Color, v.Dashes = plotutil.Color(1), []vg.Length{vg.Points(1), vg.Points(2)}
+		v.Color, v.Dashes = fspv.Color, []vg.Length{vg.Points(1), vg.Points(2)}
 		p.Add(v)
 		p.Legend.Add("η FSPV ran longest on the report's seed ("+fmtDur(sw.mainEta)+")", v)
 		if sw.fspvMed < 0 {
-			sc, err := scatter(p, plotter.XYs{{X: rel(sw.mainEta), Y: dur}}, plotutil.Color(1), draw.CrossGlyph{}, vg.Points(5))
+			th, err := missMarks(p, "fspv", plotter.XYs{{X: rel(sw.mainEta), Y: dur}}, vg.Points(4))
 			if err != nil {
 				return nil, err
 			}
-			p.Legend.Add("FSPV's median: not reached", sc)
+			p.Legend.Add("FSPV's median: not reached (at run length)", th...)
 		}
 	}
 	return p, nil
