@@ -70,7 +70,8 @@ func summarize(r io.Reader, w io.Writer, n int) (failed bool, err error) {
 			switch {
 			case e.Test != "":
 				buffered[k] = append(buffered[k], e.Output)
-			case e.Output != "PASS\n":
+			case e.Output != "PASS\n" && e.Output != "testing: warning: no tests to run\n":
+				// (ok … [no tests to run] follows the warning.)
 				out.WriteString(e.Output)
 			}
 		case "pass", "fail", "skip":
@@ -114,8 +115,20 @@ func summarize(r io.Reader, w io.Writer, n int) (failed bool, err error) {
 			total += p.elapsed
 		}
 		fmt.Fprintf(out, "\npackage times, slowest first (sum %s):\n", secs(total))
+		quick := 0
 		for _, p := range pkgs {
+			if p.elapsed < 0.1 {
+				quick++
+				continue
+			}
 			fmt.Fprintf(out, "%9s  %s\n", secs(p.elapsed), p.name)
+		}
+		if quick > 0 {
+			noun := "packages"
+			if quick == 1 {
+				noun = "package"
+			}
+			fmt.Fprintf(out, "%9s  %d more %s\n", "< 0.1s", quick, noun)
 		}
 	}
 	if len(tests) > 0 && n > 0 {

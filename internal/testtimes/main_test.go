@@ -28,6 +28,9 @@ const stream = `{"Action":"start","Package":"github.com/syncmodels/syncmodels/a"
 {"Action":"fail","Package":"github.com/syncmodels/syncmodels/b","Elapsed":0.2}
 {"Action":"output","Package":"github.com/syncmodels/syncmodels/c","Output":"?   \tgithub.com/syncmodels/syncmodels/c\t[no test files]\n"}
 {"Action":"skip","Package":"github.com/syncmodels/syncmodels/c","Elapsed":0}
+{"Action":"output","Package":"github.com/syncmodels/syncmodels/d","Output":"testing: warning: no tests to run\n"}
+{"Action":"output","Package":"github.com/syncmodels/syncmodels/d","Output":"ok  \tgithub.com/syncmodels/syncmodels/d\t0.003s [no tests to run]\n"}
+{"Action":"pass","Package":"github.com/syncmodels/syncmodels/d","Elapsed":0.003}
 `
 
 // Plain go test's lines (ok, FAIL, the failed test's output), then the
@@ -44,10 +47,12 @@ func Example() {
 	// FAIL
 	// FAIL	github.com/syncmodels/syncmodels/b	0.2s
 	// ?   	github.com/syncmodels/syncmodels/c	[no test files]
+	// ok  	github.com/syncmodels/syncmodels/d	0.003s [no tests to run]
 	//
 	// package times, slowest first (sum 4.0s):
 	//      3.8s  github.com/syncmodels/syncmodels/a
 	//      0.2s  github.com/syncmodels/syncmodels/b
+	//    < 0.1s  1 more package
 	//
 	// slowest tests:
 	//      3.5s  a TestSlow
