@@ -64,13 +64,21 @@ func TestClone(t *testing.T) {
 		if got := snapshot(t, p); got != before {
 			t.Fatalf("seed %d: operations on the clone changed the original", seed)
 		}
-		// The same operations on p and on a fresh clone agree.
+		// The same operations on p and on a fresh clone agree: their open
+		// windows after every operation, their whole state (a snapshot,
+		// the test's costly part) after every fifth.
 		r := p.Clone()
 		a, b := rand.New(rand.NewPCG(seed, 9)), rand.New(rand.NewPCG(seed, 9))
 		for i := range 200 {
 			randomOp(t, p, a)
 			randomOp(t, r, b)
-			if x, y := snapshot(t, p), snapshot(t, r); x != y || !slices.Equal(p.OpenWindows(), r.OpenWindows()) {
+			if !slices.Equal(p.OpenWindows(), r.OpenWindows()) {
+				t.Fatalf("seed %d op %d: open windows %v in the original, %v in the clone", seed, i, p.OpenWindows(), r.OpenWindows())
+			}
+			if i%5 != 4 {
+				continue
+			}
+			if x, y := snapshot(t, p), snapshot(t, r); x != y {
 				t.Fatalf("seed %d op %d: original %s, clone %s", seed, i, x, y)
 			}
 		}

@@ -30,12 +30,14 @@ var testLayouts = []struct {
 }
 
 // Every random message round-trips exactly, Size is its encoding's
-// length, Validate accepts it, and a second encoding is byte-identical.
+// length, Validate accepts it, and a second encoding is byte-identical:
+// 500 messages per layout, about 50 of each kind (FuzzUnmarshal explores
+// further).
 func TestRoundTrip(t *testing.T) {
 	for _, tl := range testLayouts {
 		t.Run(tl.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, 1))
-			for i := range 2000 {
+			for i := range 500 {
 				k := transport.Kinds()[i%len(transport.Kinds())]
 				m := transporttest.RandomMessage(rng, tl.l, k)
 				if err := m.Validate(tl.l); err != nil {
