@@ -61,12 +61,9 @@ const mllessSSP = 3
 // per-worker batch of each workload is set for it.
 const mllessBase = 12
 
-// mllessPools are the pools of Fig. 6 (Table 1: 12 and 24 workers) and
-// Fig. 9 (12, 24, 48).
-var (
-	mllessTunerPools = []int{12, 24}
-	mllessFig9Pools  = []int{12, 24, 48}
-)
+// mllessTunerPools are the pools of Fig. 6 (Table 1: 12 and 24 workers);
+// Fig. 9's are the scale's fig9Pools (the paper's 12, 24 and 48).
+var mllessTunerPools = []int{12, 24}
 
 // mllessTargetFraction is the share of the reference run's improvement
 // over θ0 that the target asks for: MLLess stops every run at a preset
@@ -103,7 +100,8 @@ type mllessWorkload struct {
 	// schedule is the scale-in tuner's scheduling interval T (Δ = T/2, as
 	// §6.2.2's 20 s and 10 s).
 	schedule time.Duration
-	fig9     bool // run Fig. 9 on it (PMF)
+	fig9     bool  // run Fig. 9 on it (PMF)
+	pools    []int // Fig. 9's pools
 	load     func(seed uint64) (*data, error)
 }
 
@@ -115,11 +113,12 @@ type mllessScale struct {
 	sparseDim             int     // hashed LR dimension
 	time                  float64 // run lengths and scheduling intervals
 	batch                 float64 // per-worker batches
+	fig9Pools             []int   // Fig. 9's pools; -quick leaves out 48, its slowest runs
 }
 
 var (
-	mllessFull  = mllessScale{users: 1000, items: 400, ratings: 100000, lrPoints: 120000, sparseDim: 10000, time: 1, batch: 1}
-	mllessQuick = mllessScale{users: 200, items: 60, ratings: 4000, lrPoints: 600, sparseDim: 500, time: 0.005, batch: 0.05}
+	mllessFull  = mllessScale{users: 1000, items: 400, ratings: 100000, lrPoints: 120000, sparseDim: 10000, time: 1, batch: 1, fig9Pools: []int{12, 24, 48}}
+	mllessQuick = mllessScale{users: 200, items: 60, ratings: 4000, lrPoints: 600, sparseDim: 500, time: 0.004, batch: 0.05, fig9Pools: []int{12, 24}}
 )
 
 // mllessWorkloads lists the workloads at scale s; movielens is a ratings
@@ -151,7 +150,7 @@ func mllessWorkloads(s mllessScale, movielens string) []mllessWorkload {
 		pmfPaper = "ML-10M/20M, r = 20"
 	}
 	return []mllessWorkload{
-		{key: "pmf", label: "PMF", paper: pmfPaper, fig9: true,
+		{key: "pmf", label: "PMF", paper: pmfPaper, fig9: true, pools: s.fig9Pools,
 			args: []string{"-algo", "pmf", "-rank", "10", "-optimizer", "nesterov", "-point-cost", "10µs", "-duration", dur(120)},
 			lr:   0.5, batch: batch(1000), schedule: sched(3), load: ratings},
 		{key: "lr-dense", label: "LR dense", paper: "Criteo, 13 numerical features, B = 6,250",
@@ -300,7 +299,7 @@ func (c *mllessCase) plan() {
 		c.scaleIn(p)
 	}
 	if c.w.fig9 {
-		for _, p := range mllessFig9Pools {
+		for _, p := range c.w.pools {
 			c.fig9(p)
 		}
 	}

@@ -53,7 +53,7 @@ func (r *mllessReport) figures(dir string) error {
 		return err
 	}
 	var rows [][]*plot.Plot
-	for _, n := range mllessFig9Pools {
+	for _, n := range c.w.pools {
 		p, err := c.curvesPlot(c.fig9(n), fmt.Sprintf("%s, %d workers, global batch %d (Fig. 9)", c.w.label, n, mllessBase*c.w.batch))
 		if err != nil {
 			return err
@@ -282,7 +282,7 @@ func (r *mllessReport) fig9(c *mllessCase) (*plot.Plot, error) {
 	vals := make([][]float64, len(fig9Syncs))
 	whys := make([][]string, len(fig9Syncs))
 	top := 0.0
-	for _, n := range mllessFig9Pools {
+	for _, n := range c.w.pools {
 		groups = append(groups, fmt.Sprintf("%d workers", n))
 		for i, run := range c.fig9(n) {
 			v, why := math.NaN(), ""

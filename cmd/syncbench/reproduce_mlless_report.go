@@ -191,7 +191,7 @@ func (r *mllessReport) headline() {
 		}
 		rows = append(rows, []string{"ISP over BSP, PMF, threshold sweep (Fig. 5, 12 workers)", "up to 3× (ML-20M); \"significantly\" on ML-10M", strings.Join(best, "; ")})
 		var overBSP, overSSP, sspBSP []string
-		for _, p := range mllessFig9Pools {
+		for _, p := range c.w.pools {
 			rs := c.fig9(p)
 			overBSP = append(overBSP, fmt.Sprintf("%d: %s", p, c.speedupCell(rs[2], rs[0])))
 			overSSP = append(overSSP, fmt.Sprintf("%d: %s", p, c.speedupCell(rs[2], rs[1])))
@@ -448,7 +448,7 @@ func (r *mllessReport) models() {
 	hdr := []string{"workers", "batch per worker", fig9Syncs[0] + " (BSP)", fig9Syncs[1], fig9Syncs[2]}
 	hdr = append(hdr, "ISP over BSP", "ISP over SSP", "SSP over BSP")
 	rows := [][]string{hdr}
-	for _, p := range mllessFig9Pools {
+	for _, p := range c.w.pools {
 		rs := c.fig9(p)
 		row := []string{fmt.Sprint(p), fmt.Sprint(rs[0].batch)}
 		best := time.Duration(-1)
@@ -551,7 +551,7 @@ func (r *mllessReport) gapBullets() string {
 		var pools []int
 		var perRound []float64
 		times := make([][]time.Duration, len(fig9Syncs))
-		for _, p := range mllessFig9Pools {
+		for _, p := range c.w.pools {
 			rs := c.fig9(p)
 			if rs[0].res == nil || rs[0].res.Versions == 0 {
 				continue

@@ -36,7 +36,9 @@ func TestReproduceMLLessQuick(t *testing.T) {
 			t.Errorf("mlless.md lacks %q", want)
 		}
 	}
-	if strings.Contains(md, "NaN") {
+	// A NaN that is not a diverged run's error ("delta entry 15 is NaN")
+	// is a number the report failed to compute.
+	if strings.Count(md, "NaN") > strings.Count(md, " is NaN") {
 		t.Errorf("mlless.md has a NaN")
 	}
 	// The header and one line per run.
