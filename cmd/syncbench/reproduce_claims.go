@@ -194,7 +194,7 @@ func spreadLine(spreads []namedValue) string {
 	for _, sp := range spreads {
 		s = append(s, fmt.Sprintf("%s %.2g%%", sp.name, 100*sp.v))
 	}
-	return "The final objectives of a workload's runs spread over (worst − best)/|best|: " + strings.Join(s, ", ") + "."
+	return "The final objectives of a workload's runs spread over (worst − best)/|best|: " + strings.Join(s, "; ") + "."
 }
 
 // semiCostLine is Fig. 13's conclusion: ratios (fspv+semi's cost per
@@ -210,7 +210,7 @@ func semiCostLine(lo, hi float64, moved []namedValue, latency, point time.Durati
 	for _, v := range moved {
 		m = append(m, fmt.Sprintf("%s %.2f", v.name, v.v))
 	}
-	return fmt.Sprintf(" It ranges over %.2f–%.2f, and moved by more than 10%% for %s. %s", lo, hi, strings.Join(m, ", "), mech)
+	return fmt.Sprintf(" It ranges over %.2f–%.2f, and moved by more than 10%% for %s. %s", lo, hi, strings.Join(m, "; "), mech)
 }
 
 // burstLine says why Fig. 12 needs larger shards: an Injected straggler

@@ -81,13 +81,13 @@ func TestFSPClaims(t *testing.T) {
 
 		{"semi cost flat", semiCostLine(0.97, 1.02, nil, 100*time.Microsecond, 10*time.Microsecond, 4),
 			[]string{"0.97–1.02: the cost per iteration hardly moves here", "(2 × 100 µs)", "4× slower: 40 µs"}, []string{"more than 10%"}},
-		{"semi cost moved", semiCostLine(0.97, 1.41, []namedValue{{"NMF", 1.41}}, 100*time.Microsecond, 10*time.Microsecond, 4),
-			[]string{"0.97–1.41, and moved by more than 10% for NMF 1.41"}, []string{"hardly moves"}},
+		{"semi cost moved", semiCostLine(0.97, 1.41, []namedValue{{"NMF", 1.41}, {"K-means, Fashion-MNIST", 1.19}}, 100*time.Microsecond, 10*time.Microsecond, 4),
+			[]string{"0.97–1.41, and moved by more than 10% for NMF 1.41; K-means, Fashion-MNIST 1.19"}, []string{"hardly moves"}},
 
 		{"bursts shorter than a shard", burstLine(1000, 3000), []string{"bursts of 1000 points", "3000-point shards", "0.33 of a pass or more"}, nil},
 		{"bursts longer than a shard", burstLine(1000, 62), []string{"62-point shards", "a whole pass or more"}, []string{"of a pass or more"}},
 
-		{"spreads", spreadLine([]namedValue{{"K-means", 0.0001}, {"GMM", 0.03}}), []string{"K-means 0.01%, GMM 3%"}, nil},
+		{"spreads", spreadLine([]namedValue{{"K-means", 0.0001}, {"GMM", 0.03}}), []string{"K-means 0.01%; GMM 3%"}, nil},
 	})
 }
 
