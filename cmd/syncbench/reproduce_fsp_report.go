@@ -302,8 +302,8 @@ func (r *fspReport) setup() {
 	f0 := r.firstFlags()
 	r.p("## Setup\n\n")
 	r.p("- **Cluster**: %d workers, one contiguous shard each, and a coordinator (the paper: 16 workers on 4 of 8 four-core machines, Gigabit Ethernet). ", f0.workers)
-	r.p("**Cost model**: %v of compute per data point on a full-speed worker — the same for every algorithm and dimension —, %v message latency, %.3g Gbit/s links at the coordinator shared by all workers (10× the paper's Gigabit), 2 ns per entry merged by an apply. Objective evaluations are off the clock.\n",
-		f0.pointCost, f0.latency, f0.bandwidth*8/1e9)
+	r.p("**Cost model**: %v of compute per data point on a full-speed worker — the same for every algorithm and dimension —, %v message latency, %.3g Gbit/s links at the coordinator shared by all workers (%.3g× the paper's Gigabit), 2 ns per entry merged by an apply. Objective evaluations are off the clock.\n",
+		f0.pointCost, f0.latency, f0.bandwidth*8/1e9, f0.bandwidth*8/1e9)
 	r.p("- **Stragglers** (§6.1), drawn from the seed, the same workers in every run: *Injected*: %s; *Natural*: %s; and none (Fig. 8).\n",
 		r.stragglers(0), r.stragglers(1))
 	r.p("- **Systems** (§6.1): `bspb` full-batch BSP; `bspv` mini-batch BSP, batch chosen by a pilot of %.0f%% of the run for each of 1/32 … 1/1 of a shard (not charged to the run: it favours BSPV); ", 100*bspvPilotShare)
