@@ -14,16 +14,16 @@ import (
 // a report never says what its runs did not show; reproduce_claims_test.go
 // feeds each one numbers that make it say the opposite.
 
-// relWord compares x with ref: "less than", "about" (within 10%) or
-// "more than".
+// relWord compares x with ref: "below", "close to" (within 10%) or
+// "above".
 func relWord(x, ref float64) string {
 	switch {
 	case x < ref/1.1:
-		return "less than"
+		return "below"
 	case x > ref*1.1:
-		return "more than"
+		return "above"
 	}
-	return "about"
+	return "close to"
 }
 
 // countIf counts the values of vs for which keep holds.
@@ -125,7 +125,7 @@ func bspvSpeedLine(with, without []float64, tau time.Duration, slowdown float64)
 		s = "Without stragglers no case had both FSPV and BSPV reach the target"
 	} else {
 		g := geomean(without)
-		s = fmt.Sprintf("Without stragglers FSPV was %.2g× as fast as BSPV (geometric mean of %d cases; BSPV was the faster in %d), %s the paper's about 1.3×",
+		s = fmt.Sprintf("Without stragglers FSPV was %.2g× as fast as BSPV (geometric mean of %d cases; BSPV was the faster in %d), %s the paper's figure, about 1.3×",
 			g, len(without), countIf(without, func(v float64) bool { return v < 1 }), relWord(g, 1.3))
 	}
 	if len(with) == 0 {

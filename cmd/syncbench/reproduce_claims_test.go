@@ -40,7 +40,7 @@ func TestRelWord(t *testing.T) {
 	for _, c := range []struct {
 		x, ref float64
 		want   string
-	}{{1, 1.3, "less than"}, {1.25, 1.3, "about"}, {1.4, 1.3, "about"}, {2, 1.3, "more than"}} {
+	}{{1, 1.3, "below"}, {1.25, 1.3, "close to"}, {1.4, 1.3, "close to"}, {2, 1.3, "above"}} {
 		if got := relWord(c.x, c.ref); got != c.want {
 			t.Errorf("relWord(%g, %g) = %q; want %q", c.x, c.ref, got, c.want)
 		}
@@ -63,11 +63,11 @@ func TestFSPClaims(t *testing.T) {
 			[]string{"batches of the full shard in 15 of its 15 runs"}, []string{"1/32"}},
 
 		{"fspv slower than the paper says", bspvSpeedLine([]float64{0.5, 0.8, 2}, []float64{0.5, 0.6, 1.2}, 32*ms, 4),
-			[]string{"less than the paper's about 1.3×", "BSPV was the faster in 2", "FSPV was the faster in 1 of 3 cases"}, []string{"waiting at every barrier"}},
+			[]string{"below the paper's figure, about 1.3×", "BSPV was the faster in 2", "FSPV was the faster in 1 of 3 cases"}, []string{"waiting at every barrier"}},
 		{"fspv faster than the paper says", bspvSpeedLine([]float64{3, 5, 0.9}, []float64{2, 2.5}, 32*ms, 4),
-			[]string{"more than the paper's about 1.3×", "BSPV was the faster in 0", "FSPV was the faster in 2 of 3 cases", "BSPV waiting at every barrier for the slowest worker (an Injected straggler's 32ms pauses, a Natural one's 4× slower points)"}, nil},
+			[]string{"above the paper's figure, about 1.3×", "BSPV was the faster in 0", "FSPV was the faster in 2 of 3 cases", "BSPV waiting at every barrier for the slowest worker (an Injected straggler's 32ms pauses, a Natural one's 4× slower points)"}, nil},
 		{"fspv as the paper says", bspvSpeedLine(nil, []float64{1.3}, 32*ms, 4),
-			[]string{"about the paper's about 1.3×", "with stragglers no case had both reach the target"}, nil},
+			[]string{"close to the paper's figure, about 1.3×", "with stragglers no case had both reach the target"}, nil},
 
 		{"stages moved down", stageLine([]float64{0.6, 0.8, 0.7}), []string{"0.6–0.8× the one before", "shorter in 3 of 3 stage changes"}, nil},
 		{"stages moved up", stageLine([]float64{1.4, 2, 1.2}), []string{"1.2–2× the one before", "shorter in 0 of 3 stage changes"}, nil},
