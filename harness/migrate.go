@@ -541,7 +541,10 @@ func (m *migration) finish(s *sim) (*MigrationResult, error) {
 		}
 	}
 	m.attribute(s.st.coord)
-	if err := m.sample(s, s.now); err != nil {
+	// The last round's barrier may have run past the end (it runs when the
+	// coordinator is free, after the apply): the final sample is not
+	// earlier than it.
+	if err := m.sample(s, max(s.now, m.lastSample)); err != nil {
 		return nil, err
 	}
 	if err := m.pl.Check(); err != nil {
