@@ -133,7 +133,7 @@ func TestReadError(t *testing.T) {
 }
 
 // TestLongLinesAcrossChunks checks lines many times longer than a chunk.
-func TestLongLinesAcrossChunks(t *testing.T) {
+func TestLinesLongerThanAChunk(t *testing.T) {
 	var b bytes.Buffer
 	for row := range 4 {
 		for c := range 500 {
