@@ -132,7 +132,7 @@ func TestReadError(t *testing.T) {
 	checkParseError(t, err, "r.svm", 2, 0, "disk on fire")
 }
 
-// TestLongLinesAcrossChunks checks lines many times longer than a chunk.
+// TestLinesLongerThanAChunk checks lines many times longer than a chunk.
 func TestLinesLongerThanAChunk(t *testing.T) {
 	var b bytes.Buffer
 	for row := range 4 {
