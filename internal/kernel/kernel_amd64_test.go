@@ -4,6 +4,7 @@ package kernel
 
 import (
 	"math/rand/v2"
+	"os"
 	"testing"
 )
 
@@ -41,4 +42,19 @@ func TestChunkLen(t *testing.T) {
 			t.Errorf("chunkLen(%d, %d, %d) = %d, want %d", c.d, c.max, c.lanes, got, c.want)
 		}
 	}
+}
+
+// TestLongExhaustiveSweeps (a long check, SYNCMODELS_LONG=1, which
+// .ci/run runs without -race) runs the exhaustive sweeps that -race
+// samples, every case.
+func TestLongExhaustiveSweeps(t *testing.T) {
+	if os.Getenv("SYNCMODELS_LONG") != "1" {
+		t.Skip("a long check: run with SYNCMODELS_LONG=1")
+	}
+	if raceEnabled {
+		t.Skip("the race detector samples the sweeps; run the long checks without -race")
+	}
+	t.Run("TinyBlocking", TestTinyBlocking)
+	t.Run("ExactTinyBlocking", TestExactTinyBlocking)
+	t.Run("ExactDotsNTLarge", TestExactDotsNTLarge)
 }
