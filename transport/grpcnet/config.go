@@ -1,0 +1,162 @@
+package grpcnet
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/keepalive"
+
+	"github.com/syncmodels/syncmodels/algorithms"
+)
+
+// Defaults.
+const (
+	// DefaultMaxMessage is the default message size limit, 64 MiB: the
+	// in-process transport's (inproc.DefaultMaxMessage), so that what one
+	// runtime carries the other carries too. gRPC's own 4 MiB receive
+	// default is replaced by it on both sides.
+	DefaultMaxMessage = 64 << 20
+	// DefaultInbox is the default queue capacity of an endpoint, in
+	// messages.
+	DefaultInbox = 1024
+	// DefaultPingInterval is the default keepalive ping interval, 10 s:
+	// grpc-go's smallest for clients (it raises shorter ones to it).
+	DefaultPingInterval = 10 * time.Second
+	// DefaultPingTimeout is how long, by default, a ping may go
+	// unanswered before the connection is considered dead.
+	DefaultPingTimeout = 5 * time.Second
+	// DefaultOpenTimeout bounds, by default, how long a worker's Open
+	// waits for the coordinator to accept its stream.
+	DefaultOpenTimeout = 10 * time.Second
+	// DefaultCloseTimeout bounds, by default, how long a worker
+	// endpoint's Close waits for the coordinator to acknowledge the end
+	// of its stream before cancelling it.
+	DefaultCloseTimeout = time.Second
+)
+
+// minPingInterval is the server's keepalive enforcement: clients may ping
+// as often as every 5 s, half of grpc-go's 10 s floor for client pings, so
+// that no grpc-go client configuration can earn the GOAWAY
+// "too_many_pings" (grpc-go issue 5161; the server's default allows one
+// ping every 5 minutes).
+const minPingInterval = 5 * time.Second
+
+// ErrConfig reports an invalid Config.
+var ErrConfig = errors.New("grpcnet: invalid config")
+
+// Config configures a Server or a Client. The coordinator and its workers
+// must agree on Layout (a worker's stream with another layout is refused)
+// and should agree on MaxMessage.
+type Config struct {
+	// Layout is the layout of the job's parameters and deltas; messages
+	// are validated against it on Send and decoded with it on arrival.
+	Layout algorithms.Layout
+
+	// MaxMessage is the largest encoded message, in bytes, that Send
+	// accepts and that a stream receives; gRPC's send and receive limits
+	// are set to it. Default (0) DefaultMaxMessage. At most 2^31−1.
+	MaxMessage int
+	// Inbox is the capacity of each endpoint's queue of received
+	// messages; a full queue stops reading its stream, so gRPC's flow
+	// control blocks the senders. Default (0) DefaultInbox.
+	Inbox int
+
+	// PingInterval is the keepalive interval: how long a connection may
+	// be idle before a ping checks it (the client's and the server's
+	// keepalive Time). Default (0) DefaultPingInterval; at least 10 s,
+	// grpc-go's floor for clients.
+	PingInterval time.Duration
+	// PingTimeout is how long a ping may go unanswered before the
+	// connection is closed. Default (0) DefaultPingTimeout.
+	PingTimeout time.Duration
+
+	// OpenTimeout bounds a worker's Open: dialling and the coordinator's
+	// acceptance of the stream. Default (0) DefaultOpenTimeout.
+	OpenTimeout time.Duration
+	// CloseTimeout bounds a worker endpoint's Close. Default (0)
+	// DefaultCloseTimeout.
+	CloseTimeout time.Duration
+}
+
+// validate fills in defaults and checks every field.
+func (c *Config) validate() error {
+	l := c.Layout
+	if l.Params < 0 || l.Delta < 0 || l.Block < 0 || l.Params > math.MaxInt32 || l.Delta > math.MaxInt32 {
+		return fmt.Errorf("grpcnet: layout %+v: lengths must be in [0, 2^31-1]: %w", l, ErrConfig)
+	}
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"MaxMessage", int64(c.MaxMessage)}, {"Inbox", int64(c.Inbox)},
+		{"PingInterval", int64(c.PingInterval)}, {"PingTimeout", int64(c.PingTimeout)},
+		{"OpenTimeout", int64(c.OpenTimeout)}, {"CloseTimeout", int64(c.CloseTimeout)},
+	} {
+		if f.v < 0 {
+			return fmt.Errorf("grpcnet: %s %d is negative: %w", f.name, f.v, ErrConfig)
+		}
+	}
+	switch {
+	case c.MaxMessage > math.MaxInt32:
+		return fmt.Errorf("grpcnet: MaxMessage %d exceeds 2^31-1: %w", c.MaxMessage, ErrConfig)
+	case c.PingInterval != 0 && c.PingInterval < DefaultPingInterval:
+		return fmt.Errorf("grpcnet: PingInterval %v is below grpc-go's 10s floor: %w", c.PingInterval, ErrConfig)
+	}
+	def := func(p *time.Duration, d time.Duration) {
+		if *p == 0 {
+			*p = d
+		}
+	}
+	if c.MaxMessage == 0 {
+		c.MaxMessage = DefaultMaxMessage
+	}
+	if c.Inbox == 0 {
+		c.Inbox = DefaultInbox
+	}
+	def(&c.PingInterval, DefaultPingInterval)
+	def(&c.PingTimeout, DefaultPingTimeout)
+	def(&c.OpenTimeout, DefaultOpenTimeout)
+	def(&c.CloseTimeout, DefaultCloseTimeout)
+	return nil
+}
+
+// serverOptions are the grpc.Server options a coordinator needs.
+func (c *Config) serverOptions() []grpc.ServerOption {
+	return []grpc.ServerOption{
+		grpc.MaxRecvMsgSize(c.MaxMessage),
+		grpc.MaxSendMsgSize(c.MaxMessage),
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{
+			MinTime:             minPingInterval,
+			PermitWithoutStream: true,
+		}),
+		grpc.KeepaliveParams(keepalive.ServerParameters{
+			Time:    c.PingInterval,
+			Timeout: c.PingTimeout,
+		}),
+	}
+}
+
+// dialOptions are the grpc.ClientConn options a worker needs.
+func (c *Config) dialOptions() []grpc.DialOption {
+	return []grpc.DialOption{
+		grpc.WithKeepaliveParams(keepalive.ClientParameters{
+			Time:                c.PingInterval,
+			Timeout:             c.PingTimeout,
+			PermitWithoutStream: true,
+		}),
+	}
+}
+
+// callOptions are the options of every worker stream: the frame codec and
+// the size limits, per call, so that they hold on a ClientConn the caller
+// built.
+func (c *Config) callOptions() []grpc.CallOption {
+	return []grpc.CallOption{
+		grpc.CallContentSubtype(codecName),
+		grpc.MaxCallRecvMsgSize(c.MaxMessage),
+		grpc.MaxCallSendMsgSize(c.MaxMessage),
+	}
+}

@@ -1,0 +1,466 @@
+package grpcnet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/syncmodels/syncmodels/transport"
+)
+
+// Server is the coordinator's side of the transport: a transport.Transport
+// whose only local node is the Coordinator, and a gRPC service that
+// workers' streams attach to (one stream per worker; see Client). Messages
+// between workers are relayed through it. Create it with NewServer, then
+// Register it on a grpc.Server built with ServerOptions, or Serve it on a
+// listener.
+type Server struct {
+	cfg   Config
+	stats stats
+	done  chan struct{} // closed by Close
+	wg    sync.WaitGroup
+
+	malformed atomic.Int64
+
+	mu     sync.Mutex
+	closed bool
+	coord  *coordEndpoint             // the open coordinator endpoint, or nil
+	peers  map[transport.NodeID]*peer // workers' open streams
+	known  map[transport.NodeID]bool  // every node opened so far
+	gs     *grpc.Server               // the server Serve created, if any
+}
+
+var _ transport.Transport = (*Server)(nil)
+
+// NewServer returns a coordinator-side transport for cfg, or an error
+// wrapping ErrConfig naming the bad field.
+func NewServer(cfg Config) (*Server, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	return &Server{
+		cfg:   cfg,
+		done:  make(chan struct{}),
+		peers: make(map[transport.NodeID]*peer),
+		known: make(map[transport.NodeID]bool),
+	}, nil
+}
+
+// ServerOptions returns the options a grpc.Server that serves s needs:
+// message size limits of cfg.MaxMessage (gRPC's 4 MiB receive default
+// would refuse larger messages), keepalive pings every PingInterval, and a
+// keepalive enforcement policy that accepts the pings of every grpc-go
+// client, so that no worker is sent away with "too_many_pings".
+func (s *Server) ServerOptions() []grpc.ServerOption { return s.cfg.serverOptions() }
+
+// Register registers the transport's service on r, a server the caller
+// owns and built with ServerOptions among its options.
+func (s *Server) Register(r grpc.ServiceRegistrar) {
+	r.RegisterService(serviceDesc(func(_ any, ss grpc.ServerStream) error { return s.handle(ss) }), s)
+}
+
+// Serve serves s on lis with a grpc.Server of its own, built with
+// ServerOptions and then opts (credentials, interceptors), until Close or
+// until lis fails. It returns nil after Close.
+func (s *Server) Serve(lis net.Listener, opts ...grpc.ServerOption) error {
+	gs := grpc.NewServer(append(s.ServerOptions(), opts...)...)
+	s.Register(gs)
+	s.mu.Lock()
+	if s.closed || s.gs != nil {
+		closed := s.closed
+		s.mu.Unlock()
+		lis.Close()
+		if closed {
+			return fmt.Errorf("grpcnet: serve: %w", transport.ErrClosed)
+		}
+		return errors.New("grpcnet: serve: already serving")
+	}
+	s.gs = gs
+	s.mu.Unlock()
+	err := gs.Serve(lis)
+	if s.isClosed() {
+		return nil
+	}
+	return err
+}
+
+// Malformed returns the number of frames refused because they did not
+// decode as a message of the layout, were larger than MaxMessage, or named
+// a sender other than their stream's worker. Each ends its stream with
+// codes.InvalidArgument; nothing it carried was delivered.
+func (s *Server) Malformed() int64 { return s.malformed.Load() }
+
+// Open opens the Coordinator's endpoint; workers attach by dialling
+// (Client.Open), not here. See transport.Transport.
+func (s *Server) Open(id transport.NodeID) (transport.Endpoint, error) {
+	if id != transport.Coordinator {
+		return nil, fmt.Errorf("grpcnet: open %v on the server: only the coordinator is local, workers attach with Client.Open: %w", id, transport.ErrUnknownNode)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.closed:
+		return nil, fmt.Errorf("grpcnet: open %v: %w", id, transport.ErrClosed)
+	case s.coord != nil:
+		return nil, fmt.Errorf("grpcnet: open %v: %w", id, transport.ErrAlreadyOpen)
+	}
+	s.known[id] = true
+	e := &coordEndpoint{s: s, count: s.stats.of(id), in: inbox{limit: s.cfg.Inbox}, done: make(chan struct{})}
+	s.coord = e
+	return e, nil
+}
+
+// Stats returns the counts of the coordinator and of every worker that
+// attached, as seen by the coordinator: what the coordinator sent and
+// received, and the messages of workers that it dropped (to a node that
+// has gone, or never was). A worker's sends and receipts are counted by
+// its Client.
+func (s *Server) Stats() transport.Stats {
+	st := s.stats.snapshot()
+	s.mu.Lock()
+	for id := range s.known {
+		if _, ok := st.Nodes[id]; !ok {
+			st.Nodes[id] = transport.NodeStats{}
+		}
+	}
+	s.mu.Unlock()
+	return st
+}
+
+// Close closes the coordinator's endpoint, ends every worker's stream
+// (codes.Unavailable), stops the grpc.Server that Serve created and waits
+// for every goroutine of the transport. A grpc.Server the caller owns
+// keeps running (its other services too); the transport's handlers return.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		s.wg.Wait()
+		return nil
+	}
+	s.closed = true
+	close(s.done)
+	coord, gs := s.coord, s.gs
+	s.mu.Unlock()
+	if coord != nil {
+		coord.Close()
+	}
+	if gs != nil {
+		gs.Stop()
+	}
+	s.wg.Wait()
+	return nil
+}
+
+func (s *Server) isClosed() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// peer is a worker's open stream.
+type peer struct {
+	id    transport.NodeID
+	count *counters
+	ss    grpc.ServerStream
+	out   chan []byte   // frames for the writer
+	done  chan struct{} // closed when the stream ends
+	wdone chan struct{} // closed when the writer returns
+}
+
+// handle serves one worker's stream.
+func (s *Server) handle(ss grpc.ServerStream) error {
+	id, err := s.accept(ss.Context())
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	switch {
+	case s.closed:
+		s.mu.Unlock()
+		return status.Error(codes.Unavailable, "grpcnet: coordinator closed")
+	case s.peers[id] != nil:
+		s.mu.Unlock()
+		return status.Errorf(codes.AlreadyExists, "grpcnet: %v is already attached", id)
+	}
+	p := &peer{id: id, count: s.stats.of(id), ss: ss, out: make(chan []byte), done: make(chan struct{}), wdone: make(chan struct{})}
+	s.peers[id] = p
+	s.known[id] = true
+	s.wg.Add(2) // under mu, so that Close's Wait sees it
+	s.mu.Unlock()
+
+	// The header tells the worker that it is attached: its Open returns.
+	if err := ss.SendHeader(metadata.MD{}); err != nil {
+		s.detach(p)
+		close(p.wdone)
+		s.wg.Done()
+		s.wg.Done()
+		return err
+	}
+	readErr := make(chan error, 1)
+	go func() {
+		defer s.wg.Done()
+		readErr <- s.read(p)
+	}()
+	go func() {
+		defer s.wg.Done()
+		defer close(p.wdone)
+		s.write(p)
+	}()
+	select {
+	case err = <-readErr:
+	case <-s.done:
+		err = status.Error(codes.Unavailable, "grpcnet: coordinator closed")
+	}
+	s.detach(p)
+	// Let the writer finish the frame in progress, unless that takes
+	// longer than a Close may (a worker that stopped reading): returning
+	// cancels the stream, which unblocks it.
+	t := time.NewTimer(s.cfg.CloseTimeout)
+	defer t.Stop()
+	select {
+	case <-p.wdone:
+	case <-s.done:
+	case <-t.C:
+	}
+	return err
+}
+
+// accept checks a new stream's metadata and returns its worker's ID.
+func (s *Server) accept(ctx context.Context) (transport.NodeID, error) {
+	md, _ := metadata.FromIncomingContext(ctx)
+	get := func(k string) (string, error) {
+		v := md.Get(k)
+		if len(v) != 1 {
+			return "", status.Errorf(codes.InvalidArgument, "grpcnet: stream metadata %q: %d values, want 1", k, len(v))
+		}
+		return v[0], nil
+	}
+	v, err := get(mdNode)
+	if err != nil {
+		return 0, err
+	}
+	n, perr := strconv.ParseInt(v, 10, 64)
+	if perr != nil || n < 0 || n > int64(transport.MaxNode) {
+		return 0, status.Errorf(codes.InvalidArgument, "grpcnet: stream metadata %s=%q is not a worker ID in [0, %d]", mdNode, v, int(transport.MaxNode))
+	}
+	l, err := get(mdLayout)
+	if err != nil {
+		return 0, err
+	}
+	if want := layoutString(s.cfg.Layout); l != want {
+		return 0, status.Errorf(codes.FailedPrecondition, "grpcnet: worker %d has layout %s, the coordinator %s", n, l, want)
+	}
+	return transport.NodeID(n), nil
+}
+
+// detach removes p from the open streams: messages to it are dropped from
+// now on.
+func (s *Server) detach(p *peer) {
+	s.mu.Lock()
+	if s.peers[p.id] == p {
+		delete(s.peers, p.id)
+		close(p.done)
+	}
+	s.mu.Unlock()
+}
+
+// read receives p's frames and routes them until the stream ends.
+func (s *Server) read(p *peer) error {
+	for {
+		var f frame
+		if err := p.ss.RecvMsg(&f); err != nil {
+			if err == io.EOF {
+				return nil // the worker closed its endpoint
+			}
+			return err
+		}
+		m, err := s.decode(p.id, f.b)
+		if err != nil {
+			s.malformed.Add(1)
+			return status.Error(codes.InvalidArgument, err.Error())
+		}
+		s.route(p.ss.Context(), p.count, m, f.b)
+	}
+}
+
+// decode decodes a frame that worker from sent, checking its sender.
+func (s *Server) decode(from transport.NodeID, b []byte) (*transport.Message, error) {
+	return decodeFrame(b, s.cfg.Layout, s.cfg.MaxMessage, from, anyNode)
+}
+
+// route delivers message m, encoded as b, from a worker (whose counters
+// are from): to the coordinator's inbox, or to another worker's stream.
+// What cannot be delivered is counted as dropped.
+func (s *Server) route(ctx context.Context, from *counters, m *transport.Message, b []byte) {
+	if m.To == transport.Coordinator {
+		s.mu.Lock()
+		e := s.coord
+		s.mu.Unlock()
+		if e == nil || !e.in.push(ctx, s.done, item{m: m, from: from, size: len(b)}) {
+			from.add(dropped, m.Kind, len(b))
+		}
+		return
+	}
+	s.mu.Lock()
+	p := s.peers[m.To]
+	s.mu.Unlock()
+	if p == nil || !s.hand(ctx, nil, p, b) {
+		from.add(dropped, m.Kind, len(b))
+	}
+}
+
+// hand hands frame b to p's writer, waiting until ctx or stop is done. It
+// reports whether the writer took it.
+func (s *Server) hand(ctx context.Context, stop <-chan struct{}, p *peer, b []byte) bool {
+	select {
+	case p.out <- b:
+		return true
+	case <-p.done:
+	case <-s.done:
+	case <-ctx.Done():
+	case <-stop:
+	}
+	return false
+}
+
+// write sends the frames handed to p until its stream ends. A frame that
+// cannot be sent is counted as dropped, as its sender's.
+func (s *Server) write(p *peer) {
+	for {
+		select {
+		case b := <-p.out:
+			if err := p.ss.SendMsg(&frame{b}); err != nil {
+				s.dropFrame(b)
+			}
+		case <-p.done:
+			return
+		}
+	}
+}
+
+// dropFrame counts frame b, which was valid, as dropped by its sender.
+func (s *Server) dropFrame(b []byte) {
+	if m, err := transport.Unmarshal(b, s.cfg.Layout); err == nil {
+		s.stats.of(m.From).add(dropped, m.Kind, len(b))
+	}
+}
+
+// coordEndpoint is the coordinator's endpoint.
+type coordEndpoint struct {
+	s     *Server
+	count *counters
+	in    inbox
+	done  chan struct{}
+	once  sync.Once
+}
+
+var _ transport.Endpoint = (*coordEndpoint)(nil)
+
+func (e *coordEndpoint) ID() transport.NodeID { return transport.Coordinator }
+
+// Send sends m to its worker's stream, or to the coordinator itself. See
+// transport.Endpoint.
+func (e *coordEndpoint) Send(ctx context.Context, m *transport.Message) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if e.isClosed() {
+		return fmt.Errorf("grpcnet: coordinator: send %v to %v: %w", m.Kind, m.To, transport.ErrClosed)
+	}
+	mm, b, err := encode(&e.s.cfg, transport.Coordinator, m)
+	if err != nil {
+		return err
+	}
+	s := e.s
+	if mm.To == transport.Coordinator {
+		d, err := transport.Unmarshal(b, s.cfg.Layout) // the receiver's own copy
+		if err != nil {
+			return fmt.Errorf("grpcnet: coordinator: send: %w", err) // unreachable after encode
+		}
+		if !e.in.push(ctx, e.done, item{m: d, from: e.count, size: len(b)}) {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if e.isClosed() {
+				return fmt.Errorf("grpcnet: coordinator: send %v to %v: %w", mm.Kind, mm.To, transport.ErrClosed)
+			}
+		}
+		e.count.add(sent, mm.Kind, len(b))
+		return nil
+	}
+	s.mu.Lock()
+	p, known := s.peers[mm.To], s.known[mm.To]
+	s.mu.Unlock()
+	if !known {
+		return fmt.Errorf("grpcnet: coordinator: send %v to %v: %w", mm.Kind, mm.To, transport.ErrUnknownNode)
+	}
+	if p == nil {
+		e.count.add(sent, mm.Kind, len(b))
+		e.count.add(dropped, mm.Kind, len(b))
+		return nil
+	}
+	if !s.hand(ctx, e.done, p, b) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if e.isClosed() {
+			return fmt.Errorf("grpcnet: coordinator: send %v to %v: %w", mm.Kind, mm.To, transport.ErrClosed)
+		}
+		e.count.add(dropped, mm.Kind, len(b)) // the worker went away meanwhile
+	}
+	e.count.add(sent, mm.Kind, len(b))
+	return nil
+}
+
+// Recv returns the next message for the coordinator. See
+// transport.Endpoint.
+func (e *coordEndpoint) Recv(ctx context.Context) (*transport.Message, error) {
+	it, ok, err := e.in.pop(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("grpcnet: coordinator: recv: %w", transport.ErrClosed)
+	}
+	e.count.add(received, it.m.Kind, it.size)
+	return it.m, nil
+}
+
+// Close closes the coordinator's endpoint; workers' messages to it are
+// dropped until it is opened again.
+func (e *coordEndpoint) Close() error {
+	e.once.Do(func() {
+		e.s.mu.Lock()
+		if e.s.coord == e {
+			e.s.coord = nil
+		}
+		e.s.mu.Unlock()
+		close(e.done)
+		e.in.close()
+	})
+	return nil
+}
+
+func (e *coordEndpoint) isClosed() bool {
+	select {
+	case <-e.done:
+		return true
+	default:
+		return false
+	}
+}
