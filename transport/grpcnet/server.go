@@ -289,18 +289,27 @@ func (s *Server) read(p *peer) error {
 			}
 			return err
 		}
-		m, err := s.decode(p.id, f.b)
-		if err != nil {
-			s.malformed.Add(1)
-			return status.Error(codes.InvalidArgument, err.Error())
+		if err := s.receive(p.ss.Context(), p.id, p.count, f.b); err != nil {
+			code := codes.InvalidArgument
+			if errors.Is(err, transport.ErrTooLarge) {
+				code = codes.ResourceExhausted
+			}
+			return status.Error(code, err.Error())
 		}
-		s.route(p.ss.Context(), p.count, m, f.b)
 	}
 }
 
-// decode decodes a frame that worker from sent, checking its sender.
-func (s *Server) decode(from transport.NodeID, b []byte) (*transport.Message, error) {
-	return decodeFrame(b, s.cfg.Layout, s.cfg.MaxMessage, from, anyNode)
+// receive decodes frame b from worker from (whose counters are count) and
+// routes it. A frame that does not decode, or names another sender, is
+// counted as malformed and delivers nothing.
+func (s *Server) receive(ctx context.Context, from transport.NodeID, count *counters, b []byte) error {
+	m, err := decodeFrame(b, s.cfg.Layout, s.cfg.MaxMessage, from, anyNode)
+	if err != nil {
+		s.malformed.Add(1)
+		return err
+	}
+	s.route(ctx, count, m, b)
+	return nil
 }
 
 // route delivers message m, encoded as b, from a worker (whose counters
