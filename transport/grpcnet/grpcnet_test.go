@@ -22,6 +22,8 @@ type pair struct {
 	srv    *grpcnet.Server
 	cli    *grpcnet.Client
 	served chan error
+	target string            // the server's address
+	dial   []grpc.DialOption // how to reach it
 }
 
 // network is how a pair's listener is made: bufconn or TCP loopback.
@@ -52,7 +54,7 @@ func newPair(t *testing.T, nw network, cfg grpcnet.Config) *pair {
 		t.Fatalf("NewServer(%+v) = %v", cfg, err)
 	}
 	lis, target, opts := nw.listen(t)
-	p := &pair{srv: srv, served: make(chan error, 1)}
+	p := &pair{srv: srv, served: make(chan error, 1), target: target, dial: opts}
 	go func() { p.served <- srv.Serve(lis) }()
 	opts = append(opts, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if p.cli, err = grpcnet.Dial(target, cfg, opts...); err != nil {
