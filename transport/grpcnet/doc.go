@@ -1,0 +1,92 @@
+// Package grpcnet is a transport.Transport over gRPC: the coordinator and
+// its workers in separate processes or on separate hosts. It carries
+// transport's messages unchanged, so the sync-model cores, the harness and
+// the checker see the same messages as over package inproc.
+//
+// # Shape
+//
+// The coordinator's side is a Server: a Transport whose only local node is
+// transport.Coordinator, and a gRPC service with one bidirectional-
+// streaming method. Register it on a grpc.Server the caller owns (built
+// with Server.ServerOptions, plus the caller's credentials and
+// interceptors), or let Serve run one on a net.Listener. The workers' side
+// is a Client: a Transport whose nodes are workers; Open(id) opens one
+// stream to the coordinator for worker id over the client's connection
+// (Dial makes one; NewClient takes the caller's) and returns once the
+// coordinator has accepted it. A worker's message to another worker is
+// relayed by the coordinator's server. One process may host many workers
+// on one Client; the conformance suite (transporttest.Run) runs a Server
+// and a Client in one process, over bufconn and over TCP loopback.
+//
+// # Frames
+//
+// Each gRPC message is one transport.Message in transport's own binary
+// encoding (Message.AppendBinary; transport.Unmarshal on arrival). A codec
+// registered under the content-subtype "syncmodels-frame" passes the bytes
+// through, and the service is a hand-written grpc.ServiceDesc, so the
+// build has no protoc step and the core never sees generated types (the
+// cost: no .proto for clients in other languages, no reflection for
+// grpcurl). A stream's metadata names its worker ("syncmodels-node") and
+// the job's layout ("syncmodels-layout"); the server refuses a second
+// stream for a worker that is attached (codes.AlreadyExists, which Open
+// reports as transport.ErrAlreadyOpen) and a layout other than its own
+// (codes.FailedPrecondition).
+//
+// Every frame is validated where it arrives. The server refuses a frame
+// that does not decode as a message of the layout, or whose From is not
+// its stream's worker (no worker speaks for another): the stream ends
+// with codes.InvalidArgument (codes.ResourceExhausted for one over
+// MaxMessage), the frame is counted (Server.Malformed) and nothing it
+// carried is delivered. A worker likewise refuses and counts a frame not
+// addressed to it (Client.Malformed), and its endpoint closes.
+//
+// # Limits
+//
+// MaxMessage (default 64 MiB, as inproc's) is the size limit everywhere: a
+// Send larger than it fails with transport.ErrTooLarge before anything is
+// sent, and gRPC's send and receive limits are set to it on both sides
+// (per call on the client; by ServerOptions on the server, so a
+// grpc.Server built without them keeps gRPC's 4 MiB receive limit).
+//
+// # Delivery and backpressure
+//
+// A gRPC stream is reliable and ordered, so the transport neither drops
+// nor duplicates while its streams live. Each endpoint has an inbox of
+// Inbox messages; when it is full the stream is not read, gRPC's flow
+// control fills, and senders block: a Send waits until its frame is handed
+// to the stream's writer or its context ends (ctx.Err(), nothing sent). A
+// message to a worker that was attached and has gone is dropped and
+// counted as its sender's, as is one relayed to a worker that was never
+// attached (the worker that sent it cannot know); the coordinator's Send
+// to a worker never attached fails with transport.ErrUnknownNode.
+// Messages lost inside a connection that breaks are counted by neither
+// side.
+//
+// A worker endpoint's Close half-closes its stream and waits, up to
+// CloseTimeout, until the coordinator has detached it, so the ID can be
+// opened again at once. When a stream ends otherwise (the coordinator
+// closed, the connection broke, a refused frame), the endpoint closes
+// itself: Send and Recv return errors that wrap transport.ErrClosed and
+// give the cause, and the worker comes back by opening its ID again.
+// Server.Close ends every stream (codes.Unavailable) and Client.Close
+// every endpoint; neither leaves a goroutine behind.
+//
+// # Keepalive
+//
+// Clients ping an idle connection every PingInterval (default and
+// minimum 10 s, grpc-go's floor) and servers do too; the server's
+// enforcement policy accepts pings every 5 s even without streams, so no
+// grpc-go client earns the GOAWAY "too_many_pings" (grpc-go issue 5161).
+// Keepalive detects dead connections in seconds; an application lease on
+// top (RELIABILITY.md) detects dead workers faster.
+//
+// # Stats
+//
+// Each side counts what it sees, per node and kind, like inproc: a
+// node's Sent when its Send accepts a message, Received when its Recv
+// returns one, and Dropped, as the sender's, when a message is dropped on
+// arrival or relay. The Server counts the coordinator and the drops it
+// makes; a Client counts its workers and the drops at their inboxes.
+// Summed over both sides, as the suite does, Sent = Received + Dropped +
+// in flight.
+package grpcnet
