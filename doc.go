@@ -28,8 +28,9 @@
 //     (MLLess §4.1), top-k with error feedback, QSGD (P2P §III-B4) — on
 //     deltas or plain []float64, and a compact wire encoding.
 //   - transport: the coordinator–worker message and the Transport
-//     interface; transport/inproc is a seeded in-process network and
-//     transport/transporttest its conformance suite.
+//     interface; transport/inproc is a seeded in-process network,
+//     transport/grpcnet the transport over gRPC streams, and
+//     transport/transporttest their conformance suite.
 //
 // Tuners (pure, reverse communication: they ask, the runtime acts):
 //

@@ -3,9 +3,9 @@
 // Message, its versioned binary encoding, and the Transport and Endpoint
 // interfaces that every implementation meets. Package inproc implements
 // them in one process, with a seeded unreliable link (delay, jitter, drop,
-// duplication) for testing protocols; a gRPC implementation can be added
-// without changing them. Package transporttest holds the conformance suite
-// that every implementation passes.
+// duplication) for testing protocols; package grpcnet implements them
+// over gRPC streams, between processes and hosts. Package transporttest
+// holds the conformance suite that every implementation passes.
 //
 // # Delivery
 //
