@@ -79,6 +79,10 @@ type Config struct {
 	// CloseTimeout bounds a worker endpoint's Close. Default (0)
 	// DefaultCloseTimeout.
 	CloseTimeout time.Duration
+
+	// minPing is the server's keepalive enforcement interval; 0 means
+	// minPingInterval. Tests shorten it.
+	minPing time.Duration
 }
 
 // validate fills in defaults and checks every field.
@@ -120,6 +124,7 @@ func (c *Config) validate() error {
 	def(&c.PingTimeout, DefaultPingTimeout)
 	def(&c.OpenTimeout, DefaultOpenTimeout)
 	def(&c.CloseTimeout, DefaultCloseTimeout)
+	def(&c.minPing, minPingInterval)
 	return nil
 }
 
@@ -129,7 +134,7 @@ func (c *Config) serverOptions() []grpc.ServerOption {
 		grpc.MaxRecvMsgSize(c.MaxMessage),
 		grpc.MaxSendMsgSize(c.MaxMessage),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{
-			MinTime:             minPingInterval,
+			MinTime:             c.minPing,
 			PermitWithoutStream: true,
 		}),
 		grpc.KeepaliveParams(keepalive.ServerParameters{

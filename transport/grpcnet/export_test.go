@@ -1,0 +1,10 @@
+package grpcnet
+
+import "time"
+
+// WithMinPingInterval returns c with the server's keepalive enforcement
+// interval set to d, so that a test can check the policy in milliseconds.
+func WithMinPingInterval(c Config, d time.Duration) Config {
+	c.minPing = d
+	return c
+}
