@@ -218,8 +218,8 @@ func (e *workerEndpoint) open() error {
 		mdLayout, layoutString(e.c.cfg.Layout)))
 	var timedOut atomic.Bool
 	t := time.AfterFunc(e.c.cfg.OpenTimeout, func() { timedOut.Store(true); cancel() })
-	defer t.Stop()
 	fail := func(err error) error {
+		t.Stop()
 		cancel()
 		if timedOut.Load() {
 			return fmt.Errorf("grpcnet: open %v: the coordinator did not accept the stream within %v: %w", e.id, e.c.cfg.OpenTimeout, err)
@@ -241,6 +241,9 @@ func (e *workerEndpoint) open() error {
 	}
 	if err != nil {
 		return fail(err)
+	}
+	if !t.Stop() { // the timer fired after all and cancelled the stream
+		return fail(context.Canceled)
 	}
 	e.stream, e.cancel = s, cancel
 	return nil

@@ -62,6 +62,10 @@
 // Messages lost inside a connection that breaks are counted by neither
 // side.
 //
+// A relayed message waits for its destination's stream: a worker whose
+// messages to a slow worker block also delays its messages to the
+// coordinator (one reader per stream, in order).
+//
 // A worker endpoint's Close half-closes its stream and waits, up to
 // CloseTimeout, until the coordinator has detached it, so the ID can be
 // opened again at once. When a stream ends otherwise (the coordinator
@@ -79,6 +83,16 @@
 // grpc-go client earns the GOAWAY "too_many_pings" (grpc-go issue 5161).
 // Keepalive detects dead connections in seconds; an application lease on
 // top (RELIABILITY.md) detects dead workers faster.
+//
+// # Cost
+//
+// On the 2-core reference machine (shared; medians of 3 runs), a heartbeat
+// round trip worker → coordinator → worker (BenchmarkRoundTrip) takes about
+// 30 µs over TCP loopback and 9.5 µs over bufconn, against 0.6 µs in
+// process (inproc); a stream of commits of a dense 1 MiB delta
+// (BenchmarkCommit1MiB) moves about 630 MB/s over TCP loopback and
+// 780 MB/s over bufconn, against 960 MB/s in process: encoding and
+// decoding the message dominate, as in inproc.
 //
 // # Stats
 //

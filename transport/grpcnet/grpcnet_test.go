@@ -29,16 +29,16 @@ type pair struct {
 // network is how a pair's listener is made: bufconn or TCP loopback.
 type network struct {
 	name   string
-	listen func(t *testing.T) (net.Listener, string, []grpc.DialOption)
+	listen func(t testing.TB) (net.Listener, string, []grpc.DialOption)
 }
 
 var networks = []network{
-	{"bufconn", func(t *testing.T) (net.Listener, string, []grpc.DialOption) {
+	{"bufconn", func(t testing.TB) (net.Listener, string, []grpc.DialOption) {
 		lis := bufconn.Listen(1 << 20)
 		dial := grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) })
 		return lis, "passthrough:///bufconn", []grpc.DialOption{dial}
 	}},
-	{"tcp", func(t *testing.T) (net.Listener, string, []grpc.DialOption) {
+	{"tcp", func(t testing.TB) (net.Listener, string, []grpc.DialOption) {
 		lis, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatalf("listen on loopback: %v", err)
@@ -47,7 +47,7 @@ var networks = []network{
 	}},
 }
 
-func newPair(t *testing.T, nw network, cfg grpcnet.Config) *pair {
+func newPair(t testing.TB, nw network, cfg grpcnet.Config) *pair {
 	t.Helper()
 	srv, err := grpcnet.NewServer(cfg)
 	if err != nil {
