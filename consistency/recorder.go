@@ -51,8 +51,10 @@ func (r *Recorder) Accepted(at time.Duration, ev Event, clock uint64) {
 }
 
 // Applied records that the driver carried out the apply e (an EfApply).
+// The record keeps e.Deltas (a Model gives every apply a slice of its
+// own), so the driver must not change it afterwards.
 func (r *Recorder) Applied(at time.Duration, e Effect) {
-	r.add(Record{At: at, Kind: RecApply, Version: e.Version, Deltas: slices.Clone(e.Deltas), Final: e.Final})
+	r.add(Record{At: at, Kind: RecApply, Version: e.Version, Deltas: e.Deltas, Final: e.Final})
 }
 
 // Joined and Left record a membership change the model accepted.
