@@ -66,7 +66,7 @@ func TestReplicasLedger(t *testing.T) {
 			for j, v := range w.total {
 				total[j] += v
 			}
-			if last := st.shards[i].nextSeq - 1; last > 0 && !applied[consistency.DeltaID{Worker: consistency.WorkerID(i), Seq: last}] {
+			if last := st.coord.rec.LastSent(consistency.WorkerID(i)); last > 0 && !applied[consistency.DeltaID{Worker: consistency.WorkerID(i), Seq: last}] {
 				outstanding++
 				for j, v := range w.u.Vec {
 					total[j] -= v

@@ -89,7 +89,7 @@ func setup(e *Experiment) (*setupState, error) {
 			return nil, err
 		}
 		id := consistency.WorkerID(i)
-		s := &shard{id: id, w: w, n: w.Len(), nextSeq: 1, deltaLen: st.layout.Delta, block: st.layout.Block}
+		s := &shard{id: id, w: w, n: w.Len(), deltaLen: st.layout.Delta, block: st.layout.Block}
 		s.straggler = slices.Contains(st.strag, i)
 		s.stats.Straggler = s.straggler
 		st.shards = append(st.shards, s)

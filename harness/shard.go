@@ -21,8 +21,6 @@ type shard struct {
 	owed time.Duration
 	// deltaLen and block give the delta layout.
 	deltaLen, block int
-	// nextSeq is the sequence number of the worker's next commit.
-	nextSeq uint64
 }
 
 // points returns how many points a release budget asks for.

@@ -578,13 +578,11 @@ func (s *sim) done(ev *simEvent) error {
 	r.active = false
 	sh := s.st.shards[ev.w]
 	d := s.st.coord.newDelta()
+	var held *consistency.Held
 	if is := s.st.isp; is != nil {
-		h, err := is.process(sh, r.params, s.st.coord.points, r.k, d)
-		if err != nil {
+		var err error
+		if held, err = is.process(sh, r.params, s.st.coord.points, r.k, d); err != nil {
 			return err
-		}
-		if h != nil {
-			s.st.coord.held[consistency.DeltaID{Worker: ev.w, Seq: sh.nextSeq}] = h
 		}
 	} else if s.mig != nil {
 		n, err := s.mig.compute(ev.w, r.k, r.params, d)
@@ -607,10 +605,9 @@ func (s *sim) done(ev *simEvent) error {
 	sh.stats.Points += int64(r.k)
 	sh.stats.Commits++
 	seq := s.st.coord.rec.Sent(s.now, ev.w, r.clock, r.ver, d.Count)
-	if seq != sh.nextSeq {
-		return fmt.Errorf("harness: worker %d commit %d: the recorder numbered it %d", ev.w, sh.nextSeq, seq)
+	if held != nil {
+		s.st.coord.held[consistency.DeltaID{Worker: ev.w, Seq: seq}] = held
 	}
-	sh.nextSeq++
 	s.unconfirmed[ev.w], s.sentClock[ev.w] = seq, r.clock
 	s.waitFrom[ev.w] = s.now
 	var arrive time.Duration
