@@ -46,6 +46,8 @@
 //   - curvefit: NNLS, EWMA and MLLess's learning-curve fits (Eq. 2, 3).
 //   - cost: billing models, the papers' price tables, Perf/$ (MLLess) and
 //     spot-price traces (DOLL).
+//   - preempt: DOLL's availability chain for preemptible workers (§III-B4,
+//     §V-A): seeded preemption schedules and an online estimate of α.
 //
 // Workloads and running them:
 //

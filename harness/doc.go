@@ -27,6 +27,12 @@
 // FSP runs in virtual time can migrate data from stragglers to fast
 // workers (Experiment.Migrate, FSP §4; see Migration).
 //
+// Virtual-time runs can preempt and restore workers on seeded schedules
+// of DOLL's availability chain (Experiment.Preempt, package preempt;
+// see preempt.go): a preempted worker leaves the model and loses its
+// batch in progress, not its sent commits, and rejoins as a fresh
+// incarnation restored from the checkpoint of its last commit.
+//
 // Every run records a consistency.Trace and Run returns an error if
 // consistency.Check finds the model's guarantee broken. The objective is
 // sampled every EvalEvery (snapshots of θ) and evaluated after the run,

@@ -11,6 +11,7 @@ import (
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/consistency"
 	"github.com/syncmodels/syncmodels/interval"
+	"github.com/syncmodels/syncmodels/preempt"
 	"github.com/syncmodels/syncmodels/scalein"
 	"github.com/syncmodels/syncmodels/transport"
 )
@@ -189,6 +190,17 @@ type Experiment struct {
 	// Migrate, if set, turns on FSP's asynchronous data migration (§4;
 	// see Migration). Virtual clock and FSP only.
 	Migrate *Migration
+	// Preempt, if set, preempts and restores workers on seeded schedules:
+	// each worker follows DOLL's two-state availability chain (package
+	// preempt; DOLL §III-B4, §V-A), worker n's being
+	// preempt.Schedule(*Preempt, Seed, n, Duration). A preempted worker
+	// leaves the sync model (EvLeave) and loses the batch it was
+	// computing, not the commits it sent; restored, it rejoins (EvJoin) as
+	// a fresh incarnation whose per-point state is the checkpoint of its
+	// last commit (see preempt.go). Virtual clock; not with ISP,
+	// Replicas, a Tuner, ScaleIn, Indirect or Migrate. nil: no
+	// preemptions.
+	Preempt *preempt.Config
 	// Stop holds convergence criteria besides Duration (FSP §5.3).
 	Stop Stop
 	// ControlSample is how many points (a seeded sample) the objective
@@ -227,6 +239,10 @@ type mutations struct {
 	// number is not above the highest it accepted from any worker for a
 	// duplicate, and acknowledges it without applying it.
 	globalDedup bool
+	// noRestore (virtual, Preempt): a restored worker starts from a fresh
+	// worker instead of the checkpoint of its last commit, so an EM
+	// worker adds its points to the statistics again.
+	noRestore bool
 }
 
 // Progress reports how far a run has got.
@@ -297,6 +313,13 @@ func (e *Experiment) validate() error {
 		}
 		e.Indirect = &m
 	}
+	if e.Preempt != nil {
+		pc := *e.Preempt // likewise
+		if err := pc.Validate(); err != nil {
+			return configError("", err)
+		}
+		e.Preempt = &pc
+	}
 	n := e.Algorithm.NumPoints()
 	switch {
 	case e.Workers < 1 || e.Workers > n:
@@ -321,6 +344,9 @@ func (e *Experiment) validate() error {
 		return e.validateMigration()
 	case e.Replicas && e.Sync.Kind == consistency.FSP:
 		return fmt.Errorf("harness: Replicas with %v: the replica design runs BSP, SSP, ASP, quorum and ISP (MLLess has no FSP): %w", e.Sync, ErrConfig)
+	case e.Preempt != nil && (e.Clock != Virtual || e.Sync.Kind == consistency.ISP || e.Replicas || e.Tuner != nil || e.ScaleIn != nil || e.Indirect != nil || e.Migrate != nil):
+		return fmt.Errorf("harness: preemptions need the virtual clock, and run without ISP, Replicas, an interval tuner, scale-in, indirect communication and data migration (got %v, %v): %w",
+			e.Clock, e.Sync, ErrConfig)
 	case e.ControlSample < 0:
 		return fmt.Errorf("harness: control sample %d < 0: %w", e.ControlSample, ErrConfig)
 	case e.HasTarget && math.IsNaN(e.Target):
@@ -370,6 +396,13 @@ type WorkerStats struct {
 	Busy    time.Duration // computing, injected pauses included
 	Paused  time.Duration // injected pauses and natural slowdown
 	Wait    time.Duration // between a commit and the next release
+	// Preempted counts the worker's preemptions (Experiment.Preempt);
+	// Down is the time it spent preempted (not in Wait), and Lost the
+	// compute time of the batches a preemption cut short, which were
+	// never committed (not in Busy).
+	Preempted int
+	Down      time.Duration
+	Lost      time.Duration
 }
 
 // DivergeFactor is how far an objective may grow past its start, in
@@ -420,6 +453,11 @@ type Result struct {
 	// Flushed is the L1 mass that evicted workers flushed into the global
 	// state when they left (§4.2).
 	Held, Flushed float64
+	// Preemptions counts the preemptions of every worker
+	// (Experiment.Preempt), Rejoins the joins of restored workers the
+	// coordinator accepted (a worker restored just before the end may
+	// not have rejoined yet).
+	Preemptions, Rejoins int
 	// Evictions lists the scale-in tuner's evictions.
 	Evictions []scalein.Eviction
 	// StoppedBy says what ended the run: "duration", "max-iterations",

@@ -32,6 +32,10 @@ const (
 	simInterrupt                // an interrupt reaches its worker
 	simCheck                    // a termination check (Stop)
 	simMigrate                  // a migration window reaches its target
+	simPreempt                  // a worker is preempted (preempt.go)
+	simRestore                  // a preempted worker's next incarnation starts
+	simLeave                    // a preempted worker's notice reaches the coordinator
+	simJoin                     // a restored worker's join reaches the coordinator
 )
 
 type simEvent struct {
@@ -48,6 +52,7 @@ type simEvent struct {
 	clock  uint64
 	ver    consistency.Version
 	gen    uint64 // simDone: the batch it ends; simMigrate: the migration epoch
+	inc    uint32 // simRelease, simInterrupt: the worker incarnation it is for
 	win    uint64 // simMigrate: the window
 	// simRelease under indirect communication: the updates to fetch, the
 	// next one, the entries fetched so far, and whether fetching is done.
@@ -131,6 +136,8 @@ type sim struct {
 	// its clock.
 	unconfirmed []uint64
 	sentClock   []uint64
+	// pre is the preemption state (Experiment.Preempt), nil without.
+	pre *preemption
 }
 
 func (s *sim) setInterval(now, eta time.Duration) error {
@@ -255,6 +262,9 @@ func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, erro
 	if s.mig, err = newMigration(e, st); err != nil {
 		return nil, err
 	}
+	if s.pre, err = s.newPreemption(); err != nil {
+		return nil, err
+	}
 	c := st.coord
 	if e.Indirect != nil {
 		s.store = newStoreState(*e.Indirect, len(st.shards))
@@ -343,6 +353,26 @@ func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, erro
 		case simMigrate:
 			if err := s.mig.deliver(s, ev); err != nil {
 				return nil, err
+			}
+		case simPreempt:
+			s.preemptWorker(ev.w)
+		case simRestore:
+			if err := s.restoreWorker(ev.w); err != nil {
+				return nil, err
+			}
+		case simLeave, simJoin:
+			if s.busy > s.now {
+				// Behind the commits ahead of it on the link, in order.
+				ev.t = s.busy
+				s.push(ev)
+				continue
+			}
+			stop, err := s.membership(ev)
+			if err != nil {
+				return nil, err
+			}
+			if stop {
+				return s.end()
 			}
 		case simCheck:
 			if st.stop.check(c.params) {
@@ -461,6 +491,16 @@ func (s *sim) deliver(t time.Duration, effs []consistency.Effect) {
 		if (e.Kind == consistency.EfRelease || e.Kind == consistency.EfInterrupt) && s.gone[e.Worker] {
 			continue
 		}
+		if (e.Kind == consistency.EfRelease || e.Kind == consistency.EfInterrupt) && s.isDown(e.Worker) {
+			// The coordinator does not know yet: it sends to a host
+			// that is gone.
+			size := interruptSize(e.Worker, s.e.Seed, s.runs[e.Worker].clock)
+			if e.Kind == consistency.EfRelease {
+				size = releaseSize(e, s.e.Seed, s.st.coord.params, s.st.releasePoints(), localTimer(e, s.timers))
+			}
+			s.transmit(&s.out, t, size, e.Worker)
+			continue
+		}
 		switch e.Kind {
 		case consistency.EfRelease:
 			s.sentAt[e.Worker] = t
@@ -473,7 +513,7 @@ func (s *sim) deliver(t time.Duration, effs []consistency.Effect) {
 				arrive = s.transmit(&s.out, t, releaseSize(e, s.e.Seed, s.st.coord.params, s.st.releasePoints(), localTimer(e, s.timers)), e.Worker)
 			}
 			s.inflight[e.Worker]++
-			s.push(&simEvent{t: arrive, kind: simRelease, w: e.Worker, eff: e, params: s.st.coord.params})
+			s.push(&simEvent{t: arrive, kind: simRelease, w: e.Worker, eff: e, params: s.st.coord.params, inc: s.incarnation(e.Worker)})
 		case consistency.EfInterrupt:
 			if s.st.tune != nil {
 				s.st.tune.interrupted(t)
@@ -486,7 +526,7 @@ func (s *sim) deliver(t time.Duration, effs []consistency.Effect) {
 			// fired would compute to the end of its pass.
 			gen := s.runs[e.Worker].gen + s.inflight[e.Worker]
 			arrive := s.transmit(&s.out, t, interruptSize(e.Worker, s.e.Seed, s.runs[e.Worker].clock), e.Worker)
-			s.push(&simEvent{t: arrive, kind: simInterrupt, w: e.Worker, gen: gen})
+			s.push(&simEvent{t: arrive, kind: simInterrupt, w: e.Worker, gen: gen, inc: s.incarnation(e.Worker)})
 		case consistency.EfTimer:
 			s.timer = max(e.At, t)
 			s.push(&simEvent{t: s.timer, kind: simTick})
@@ -497,7 +537,7 @@ func (s *sim) deliver(t time.Duration, effs []consistency.Effect) {
 // interrupt makes a computing worker commit after its current point.
 func (s *sim) interrupt(ev *simEvent) {
 	r := &s.runs[ev.w]
-	if !r.active || r.gen != ev.gen {
+	if !r.active || r.gen != ev.gen || s.stale(ev) {
 		return // the batch already ended
 	}
 	sh := s.st.shards[ev.w]
@@ -520,6 +560,9 @@ func (s *sim) interrupt(ev *simEvent) {
 
 // start begins a worker's batch when its release arrives.
 func (s *sim) start(ev *simEvent) {
+	if s.stale(ev) {
+		return // lost with the worker it was sent to
+	}
 	sh := s.st.shards[ev.w]
 	s.inflight[ev.w]--
 	s.st.coord.read(s.now, ev.eff)
@@ -593,6 +636,7 @@ func (s *sim) done(ev *simEvent) error {
 	} else {
 		sh.process(r.params, r.k, d)
 	}
+	s.saveWorker(ev.w)
 	busy := s.now - r.start + r.owed
 	if r.timer > 0 && busy > 0 && r.k > 0 {
 		// Its processing speed this round, for the local timers.
@@ -642,11 +686,12 @@ func (s *sim) end() (*Result, error) {
 	}
 	c.snapshot(s.now)
 	for i, sh := range s.st.shards {
-		if !s.runs[i].active && !s.gone[i] {
+		if !s.runs[i].active && !s.gone[i] && !s.isDown(consistency.WorkerID(i)) {
 			sh.stats.Wait += s.now - s.waitFrom[i]
 		}
 	}
 	res := &Result{Sync: s.e.Sync, Clock: Virtual, Duration: s.now, BytesSent: s.bytes, Messages: s.msgs}
+	s.endPreemption(res)
 	if is := s.st.isp; is != nil {
 		res.Held, res.Flushed = is.heldMass(s.gone), is.flushed
 	}

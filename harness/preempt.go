@@ -1,0 +1,222 @@
+package harness
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/consistency"
+	"github.com/syncmodels/syncmodels/preempt"
+	"github.com/syncmodels/syncmodels/transport"
+)
+
+// Preemptions in virtual time (Experiment.Preempt). Each worker follows
+// its own availability chain (package preempt; DOLL §III-B4, §V-A): worker
+// n's schedule is preempt.Schedule(*Experiment.Preempt, Experiment.Seed,
+// n, Experiment.Duration), and every worker starts available.
+//
+// At a preemption (an off transition) the worker's process dies:
+//
+//   - What it was computing is lost: the batch in progress is never
+//     committed, its compute time is WorkerStats.Lost. DOLL §III-B4 makes
+//     the same assumption ("preemptions that occur during updates discard
+//     the update altogether"). A release or interrupt on its way to the
+//     worker is lost with it.
+//   - A commit it already sent is not lost: it is on the network, ahead
+//     of the worker's preemption notice (AWS and GCP warn a preemptible
+//     instance before they reclaim it), which reaches the coordinator as a
+//     Leave message on the same FIFO link. The coordinator therefore
+//     accepts the commit, then feeds EvLeave: every delta the worker sent
+//     is applied exactly once, and its sequence numbers stay in step with
+//     the model's (consistency.Check verifies both on Result.Trace).
+//     Dropping the commit instead would be safe only if the worker's
+//     restored state excluded it too; keeping it is what a reliable
+//     transport does, and the simpler contract.
+//   - Its per-point state (K-means' assignments, EM's statistics) dies
+//     with the process. The worker checkpoints it with every commit it
+//     sends (algorithms.Checkpointer, which every workload implements),
+//     together with its cursor in its shard, as DOLL's workers keep what
+//     they hold "via standard fault tolerance mechanisms" (§III-A).
+//     Since every delta sent is applied (above), that checkpoint is the
+//     state matching the worker's last accepted commit, and restoring it
+//     counts no point twice and loses none.
+//
+// At a restore (an on transition) a fresh incarnation of the worker
+// starts: a new algorithms.Worker over the same shard, restored from the
+// checkpoint (a worker that never committed starts fresh, which is the
+// same state). It sends Join; the coordinator feeds EvJoin, and the model
+// releases it from its next round (BSP, FSP) or at once (SSP, ASP,
+// quorum). Preemption overhead (shutdown, boot) is not modelled: DOLL
+// takes it as negligible (§III-B4).
+//
+// The sync models go on with the members they have: a BSP or FSP round
+// ends when its last computing member commits or leaves, SSP's bound and
+// the quorum count only members. When every worker is down nothing
+// happens until one returns.
+
+// preemption is the simulator's preemption state.
+type preemption struct {
+	down  []bool
+	since []time.Duration // when a down worker went down
+	// inc is each worker's incarnation (0 first); releases and
+	// interrupts carry the incarnation they were sent to, so that a fresh
+	// incarnation drops what was meant for its predecessor.
+	inc   []uint32
+	saved []workerSave
+	// preempted and rejoined count the preemptions and the joins the
+	// coordinator accepted.
+	preempted, rejoined int
+}
+
+// workerSave is a worker's state at its latest commit.
+type workerSave struct {
+	state  algorithms.Checkpoint
+	cursor int
+	ok     bool // false: no commit yet, a fresh worker is the state
+}
+
+// newPreemption schedules the experiment's preemptions, or returns nil
+// without them.
+func (s *sim) newPreemption() (*preemption, error) {
+	e := s.e
+	if e.Preempt == nil {
+		return nil, nil
+	}
+	n := len(s.st.shards)
+	for _, sh := range s.st.shards {
+		if _, ok := sh.w.(algorithms.Checkpointer); !ok {
+			return nil, fmt.Errorf("harness: %s worker cannot checkpoint (it does not implement algorithms.Checkpointer), which preemptions need: %w",
+				e.Algorithm.Name(), ErrConfig)
+		}
+	}
+	p := &preemption{down: make([]bool, n), since: make([]time.Duration, n), inc: make([]uint32, n), saved: make([]workerSave, n)}
+	for w := range n {
+		ts, err := preempt.Schedule(*e.Preempt, e.Seed, w, e.Duration)
+		if err != nil {
+			return nil, configError("", err)
+		}
+		for _, t := range ts {
+			kind := simPreempt
+			if t.Available {
+				kind = simRestore
+			}
+			s.push(&simEvent{t: t.At, kind: kind, w: consistency.WorkerID(w)})
+		}
+	}
+	return p, nil
+}
+
+// isDown reports whether worker w is preempted.
+func (s *sim) isDown(w consistency.WorkerID) bool { return s.pre != nil && s.pre.down[w] }
+
+// incarnation is worker w's current incarnation (0 without preemptions).
+func (s *sim) incarnation(w consistency.WorkerID) uint32 {
+	if s.pre == nil {
+		return 0
+	}
+	return s.pre.inc[w]
+}
+
+// stale reports whether a release or interrupt ev was meant for a worker
+// process that is gone: the worker is down, or has restarted since.
+func (s *sim) stale(ev *simEvent) bool {
+	return s.pre != nil && (s.pre.down[ev.w] || ev.inc != s.pre.inc[ev.w])
+}
+
+// saveWorker checkpoints worker w's state as it sends a commit.
+func (s *sim) saveWorker(w consistency.WorkerID) {
+	if s.pre == nil {
+		return
+	}
+	sh := s.st.shards[w]
+	s.pre.saved[w] = workerSave{state: sh.w.(algorithms.Checkpointer).Checkpoint(), cursor: sh.cursor, ok: true}
+}
+
+// preemptWorker takes worker w down at s.now.
+func (s *sim) preemptWorker(w consistency.WorkerID) {
+	p := s.pre
+	sh := s.st.shards[w]
+	r := &s.runs[w]
+	if r.active {
+		// The batch in progress is lost (its simDone is ignored).
+		sh.stats.Lost += max(s.now-r.start+r.owed, 0)
+	} else {
+		sh.stats.Wait += s.now - s.waitFrom[w]
+	}
+	r.active = false
+	r.gen++
+	sh.owed = 0
+	s.inflight[w] = 0
+	s.unconfirmed[w] = 0 // the process that would confirm it is gone
+	p.down[w], p.since[w] = true, s.now
+	p.preempted++
+	sh.stats.Preempted++
+	// The preemption notice follows the worker's last commit on its link.
+	m := transport.Message{Kind: transport.Leave, From: transport.NodeID(w), To: transport.Coordinator, Job: s.e.Seed,
+		Incarnation: p.inc[w], Reason: "preempted"}
+	s.push(&simEvent{t: s.transmit(&s.in, s.now, m.Size(), w), kind: simLeave, w: w})
+}
+
+// restoreWorker starts worker w's next incarnation at s.now.
+func (s *sim) restoreWorker(w consistency.WorkerID) error {
+	p := s.pre
+	sh := s.st.shards[w]
+	fresh, err := s.e.Algorithm.NewWorker(s.st.parts[w])
+	if err != nil {
+		return fmt.Errorf("harness: restore of worker %d: %w", w, err)
+	}
+	cursor := 0
+	if sv := p.saved[w]; sv.ok && !s.e.bugs.noRestore {
+		if err := fresh.(algorithms.Checkpointer).Restore(sv.state); err != nil {
+			return fmt.Errorf("harness: restore of worker %d: %w", w, err)
+		}
+		cursor = sv.cursor
+	}
+	sh.w, sh.cursor = fresh, cursor
+	sh.stats.Down += s.now - p.since[w]
+	p.down[w] = false
+	p.inc[w]++
+	s.waitFrom[w] = s.now
+	m := transport.Message{Kind: transport.Join, From: transport.NodeID(w), To: transport.Coordinator, Job: s.e.Seed, Incarnation: p.inc[w]}
+	s.push(&simEvent{t: s.transmit(&s.in, s.now, m.Size(), w), kind: simJoin, w: w})
+	return nil
+}
+
+// membership feeds the coordinator a preempted worker's leave or a
+// restored worker's join, and reports whether the apply it caused ends
+// the run (Stop.MaxIterations).
+func (s *sim) membership(ev *simEvent) (stop bool, err error) {
+	c := s.st.coord
+	kind := consistency.EvLeave
+	if ev.kind == simJoin {
+		kind = consistency.EvJoin
+	}
+	effs, err := c.step(s.now, consistency.Event{Kind: kind, Worker: ev.w})
+	if err != nil {
+		return false, err
+	}
+	if kind == consistency.EvJoin {
+		s.pre.rejoined++
+	}
+	s.busy = s.now + time.Duration(c.applied)*s.e.Cost.EntryCost
+	if s.st.stop.applied(c.model.Version()) {
+		s.now = max(s.now, s.busy)
+		return true, nil
+	}
+	return false, s.afterRound(s.busy, effs, false)
+}
+
+// endPreemption closes the down time still open at the end of the run and
+// fills the result's counts.
+func (s *sim) endPreemption(res *Result) {
+	p := s.pre
+	if p == nil {
+		return
+	}
+	for w, down := range p.down {
+		if down {
+			s.st.shards[w].stats.Down += s.now - p.since[w]
+		}
+	}
+	res.Preemptions, res.Rejoins = p.preempted, p.rejoined
+}
