@@ -62,6 +62,10 @@
 //     Adam).
 //   - dataset: loaders (IDX, LIBSVM, CSV, MovieLens), seeded generators and
 //     sharding.
+//   - workload: a workload as JSON-able data (Spec) that any process opens
+//     into the same algorithm and data, with the registry of algorithm
+//     names, harness's sharding and a shard hash: what a worker process
+//     needs.
 //   - harness: runs an experiment — algorithm, shards, sync model,
 //     stragglers — in virtual time (byte-identical per seed) or on
 //     goroutines over a transport, and records what happened.

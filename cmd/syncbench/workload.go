@@ -9,7 +9,7 @@ import (
 
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/algorithms/optim"
-	"github.com/syncmodels/syncmodels/algorithms/pmf"
+	"github.com/syncmodels/syncmodels/workload"
 )
 
 // workloadFlags are the flags that choose the algorithm and its data,
@@ -48,15 +48,16 @@ var (
 )
 
 // algoOptim is the optimizer of each gradient-descent algorithm when
-// neither -optimizer nor -lr is given.
-var algoOptim = map[string]optim.Config{
-	"lr":  {Method: optim.Adam, LR: 0.05},
-	"nmf": {Method: optim.Adam, LR: 0.01},
-	"pmf": pmf.DefaultOptim,
-}
-
-// algoL2 is the L2 coefficient of lr and pmf when -l2 is negative.
-var algoL2 = map[string]float64{"lr": 1e-4, "pmf": 0}
+// neither -optimizer nor -lr is given, and algoL2 the L2 coefficient of lr
+// and pmf when -l2 is negative: workload's (Entry.Optim, Entry.L2).
+var algoOptim, algoL2 = func() (map[string]optim.Config, map[string]float64) {
+	o, l2 := map[string]optim.Config{}, map[string]float64{}
+	for _, a := range gdAlgos {
+		e, _ := workload.Lookup(a)
+		o[a], l2[a] = e.Optim, e.L2
+	}
+	return o, l2
+}()
 
 // defaultLR is the learning rate -lr 0 stands for.
 func (def workloadDefaults) defaultLR(algo string) float64 {
@@ -94,39 +95,35 @@ func (f *workloadFlags) register(fs *flag.FlagSet, def workloadDefaults) {
 }
 
 // check validates the workload flags (usage errors) and fills -data's
-// default.
+// default. The flags' own encodings of "the algorithm's" (-l2 negative,
+// -positive -1) are checked here; the rest is workload.Spec.Validate's.
 func (f *workloadFlags) check() error {
-	if _, ok := defaultData[f.algo]; !ok {
-		return fmt.Errorf("-algo %q: want kmeans, gmm, fcm, lr, pmf or nmf", f.algo)
-	}
 	switch {
-	case f.k < 1:
-		return fmt.Errorf("-k %d: want ≥ 1", f.k)
-	case f.rank < 1:
-		return fmt.Errorf("-rank %d: want ≥ 1", f.rank)
-	case f.n < 0 || f.dim < 0:
-		return fmt.Errorf("-n %d -dim %d: want ≥ 0 (0 = the generator's size)", f.n, f.dim)
-	case f.lr < 0 || math.IsNaN(f.lr) || math.IsInf(f.lr, 0):
-		return fmt.Errorf("-lr %v: want a finite number ≥ 0 (0 = the algorithm's)", f.lr)
 	case math.IsNaN(f.l2) || math.IsInf(f.l2, 0):
 		return fmt.Errorf("-l2 %v: want a finite number (negative = the algorithm's)", f.l2)
 	case f.positive < -1:
 		return fmt.Errorf("-positive %d: want a class label ≥ 0, or -1 to use the labels as they are", f.positive)
 	}
-	switch f.init {
-	case "first", "random", "kmeans++":
-	default:
-		return fmt.Errorf("-init %q: want first, random or kmeans++", f.init)
-	}
-	if f.optimizer != "" {
-		if _, err := optim.ParseMethod(f.optimizer); err != nil {
-			return fmt.Errorf("-optimizer %q: want sgd, momentum, nesterov or adam", f.optimizer)
-		}
+	if err := f.spec().Validate(); err != nil {
+		return cliError(err)
 	}
 	if f.data == "" {
 		f.data = defaultData[f.algo]
 	}
 	return nil
+}
+
+// spec is the workload the flags describe.
+func (f *workloadFlags) spec() workload.Spec {
+	s := workload.Spec{Algo: f.algo, Data: f.data, N: f.n, Dim: f.dim, K: f.k, Rank: f.rank, Init: f.init,
+		Optimizer: f.optimizer, LR: f.lr, Seed: f.seed, Float32: f.float32}
+	if f.l2 >= 0 {
+		s.L2 = &f.l2
+	}
+	if f.positive >= 0 {
+		s.Positive = &f.positive
+	}
+	return s
 }
 
 // ignored returns a warning for each workload flag set on the command
@@ -171,31 +168,14 @@ func setFlags(fs *flag.FlagSet) map[string]bool {
 	return set
 }
 
-// load loads the data and builds the algorithm over it. Its errors are
-// runtime errors (exit status 1).
+// load loads the data and builds the algorithm over it (workload.Open).
+// Its errors are runtime errors (exit status 1).
 func (f *workloadFlags) load() (algorithms.Algorithm, *data, error) {
-	d, err := loadData(f.data, synthSize{f.n, f.dim}, f.seed)
+	alg, d, err := workload.Open(f.spec())
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, cliError(err)
 	}
-	alg, err := build(f, d)
-	if err != nil {
-		return nil, nil, err
-	}
-	return alg, d, nil
-}
-
-// optimConfig returns the optimizer configuration from the flags over the
-// algorithm's (algoOptim).
-func (f *workloadFlags) optimConfig() optim.Config {
-	c := algoOptim[f.algo]
-	if f.optimizer != "" {
-		c.Method, _ = optim.ParseMethod(f.optimizer)
-	}
-	if f.lr > 0 {
-		c.LR = f.lr
-	}
-	return c
+	return alg, fromWorkload(d), nil
 }
 
 // workloadJSON is the part of both commands' JSON output that describes
