@@ -125,11 +125,35 @@ func (s *sim) stale(ev *simEvent) bool {
 
 // saveWorker checkpoints worker w's state as it sends a commit.
 func (s *sim) saveWorker(w consistency.WorkerID) {
-	if s.pre == nil {
-		return
+	if s.pre != nil {
+		s.pre.saved[w] = s.st.shards[w].save()
 	}
-	sh := s.st.shards[w]
-	s.pre.saved[w] = workerSave{state: sh.w.(algorithms.Checkpointer).Checkpoint(), cursor: sh.cursor, ok: true}
+}
+
+// save checkpoints the shard's worker state and cursor: what a worker
+// keeps with each commit it sends, so that its next incarnation can
+// resume from it (either runtime).
+func (sh *shard) save() workerSave {
+	return workerSave{state: sh.w.(algorithms.Checkpointer).Checkpoint(), cursor: sh.cursor, ok: true}
+}
+
+// reincarnate replaces the shard's worker by a fresh one over the same
+// points, restored from sv (unless sv holds no commit yet, or fresh is
+// set: the noRestore bug), as a restarted worker process does.
+func (sh *shard) reincarnate(alg algorithms.Algorithm, points []int, sv workerSave, fresh bool) error {
+	w, err := alg.NewWorker(points)
+	if err != nil {
+		return fmt.Errorf("harness: restore of worker %d: %w", sh.id, err)
+	}
+	cursor := 0
+	if sv.ok && !fresh {
+		if err := w.(algorithms.Checkpointer).Restore(sv.state); err != nil {
+			return fmt.Errorf("harness: restore of worker %d: %w", sh.id, err)
+		}
+		cursor = sv.cursor
+	}
+	sh.w, sh.cursor, sh.owed = w, cursor, 0
+	return nil
 }
 
 // preemptWorker takes worker w down at s.now.
@@ -161,18 +185,9 @@ func (s *sim) preemptWorker(w consistency.WorkerID) {
 func (s *sim) restoreWorker(w consistency.WorkerID) error {
 	p := s.pre
 	sh := s.st.shards[w]
-	fresh, err := s.e.Algorithm.NewWorker(s.st.parts[w])
-	if err != nil {
-		return fmt.Errorf("harness: restore of worker %d: %w", w, err)
+	if err := sh.reincarnate(s.e.Algorithm, s.st.parts[w], p.saved[w], s.e.bugs.noRestore); err != nil {
+		return err
 	}
-	cursor := 0
-	if sv := p.saved[w]; sv.ok && !s.e.bugs.noRestore {
-		if err := fresh.(algorithms.Checkpointer).Restore(sv.state); err != nil {
-			return fmt.Errorf("harness: restore of worker %d: %w", w, err)
-		}
-		cursor = sv.cursor
-	}
-	sh.w, sh.cursor = fresh, cursor
 	sh.stats.Down += s.now - p.since[w]
 	p.down[w] = false
 	p.inc[w]++
