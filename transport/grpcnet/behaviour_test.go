@@ -2,8 +2,10 @@ package grpcnet_test
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"runtime"
 	"strings"
@@ -131,16 +133,15 @@ func TestLargeMessages(t *testing.T) {
 
 func TestLayoutMismatch(t *testing.T) {
 	leakCheck(t)
-	srv, err := grpcnet.NewServer(grpcnet.Config{Layout: algorithms.Layout{Params: 4, Delta: 4}})
+	srv, err := grpcnet.NewServer(grpcnet.Config{Layout: algorithms.Layout{Params: 4, Delta: 4}, Plaintext: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	lis := bufconn.Listen(1 << 16)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(lis) }()
-	cli, err := grpcnet.Dial("passthrough:///bufconn", grpcnet.Config{Layout: algorithms.Layout{Params: 4, Delta: 5}},
-		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
-		grpc.WithTransportCredentials(insecure.NewCredentials()))
+	cli, err := grpcnet.Dial("passthrough:///bufconn", grpcnet.Config{Layout: algorithms.Layout{Params: 4, Delta: 5}, Plaintext: true},
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +168,7 @@ func TestAttachTwice(t *testing.T) {
 	mustOpen(t, p, transport.Coordinator)
 	mustOpen(t, p, 5)
 	// Another process claiming worker 5: a second client.
-	other, err := grpcnet.NewClient(p.clientConn(t), grpcnet.Config{Layout: l})
+	other, err := grpcnet.NewClient(p.clientConn(t), grpcnet.Config{Layout: l, Plaintext: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +202,7 @@ func (p *pair) clientConn(t *testing.T) *grpc.ClientConn {
 func TestServerCloseOnOwnGRPCServer(t *testing.T) {
 	leakCheck(t)
 	l := algorithms.Layout{Params: 2, Delta: 2}
-	srv, err := grpcnet.NewServer(grpcnet.Config{Layout: l})
+	srv, err := grpcnet.NewServer(grpcnet.Config{Layout: l, Plaintext: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +215,7 @@ func TestServerCloseOnOwnGRPCServer(t *testing.T) {
 	served := make(chan error, 1)
 	go func() { served <- gs.Serve(lis) }()
 	defer func() { gs.Stop(); <-served }()
-	cli, err := grpcnet.Dial(lis.Addr().String(), grpcnet.Config{Layout: l}, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	cli, err := grpcnet.Dial(lis.Addr().String(), grpcnet.Config{Layout: l, Plaintext: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,22 +321,34 @@ func TestMalformedFrames(t *testing.T) {
 }
 
 func TestConfig(t *testing.T) {
+	pt := func(c grpcnet.Config) grpcnet.Config { c.Plaintext = true; return c }
 	for _, c := range []struct {
 		name string
 		cfg  grpcnet.Config
+		want string // in the error
 	}{
-		{"negative params", grpcnet.Config{Layout: algorithms.Layout{Params: -1}}},
-		{"negative MaxMessage", grpcnet.Config{MaxMessage: -1}},
-		{"MaxMessage over 2^31-1", grpcnet.Config{MaxMessage: 1 << 31}},
-		{"negative Inbox", grpcnet.Config{Inbox: -1}},
-		{"PingInterval below 10s", grpcnet.Config{PingInterval: time.Second}},
-		{"negative CloseTimeout", grpcnet.Config{CloseTimeout: -1}},
+		{"negative params", pt(grpcnet.Config{Layout: algorithms.Layout{Params: -1}}), "layout"},
+		{"negative MaxMessage", pt(grpcnet.Config{MaxMessage: -1}), "MaxMessage"},
+		{"MaxMessage over 2^31-1", pt(grpcnet.Config{MaxMessage: 1 << 31}), "MaxMessage"},
+		{"negative Inbox", pt(grpcnet.Config{Inbox: -1}), "Inbox"},
+		{"PingInterval below 10s", pt(grpcnet.Config{PingInterval: time.Second}), "PingInterval"},
+		{"negative CloseTimeout", pt(grpcnet.Config{CloseTimeout: -1}), "CloseTimeout"},
+		{"negative OpenRate", pt(grpcnet.Config{OpenRate: -1}), "OpenRate"},
+		{"NaN OpenRate", pt(grpcnet.Config{OpenRate: math.NaN()}), "OpenRate"},
+		{"negative OpenBurst", pt(grpcnet.Config{OpenBurst: -1}), "OpenBurst"},
+		{"neither TLS nor Plaintext", grpcnet.Config{}, "no TLS"},
+		{"TLS and Plaintext", pt(grpcnet.Config{TLS: &tls.Config{}}), "both"},
+		{"short token", pt(grpcnet.Config{Token: "job.short"}), "Token"},
+		{"token with a space", pt(grpcnet.Config{Token: "job.0123456789 abcdef"}), "Token"},
 	} {
-		if _, err := grpcnet.NewServer(c.cfg); !errors.Is(err, grpcnet.ErrConfig) {
-			t.Errorf("NewServer(%s) = %v; want ErrConfig", c.name, err)
+		if _, err := grpcnet.NewServer(c.cfg); !errors.Is(err, grpcnet.ErrConfig) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("NewServer(%s) = %v; want ErrConfig naming %s", c.name, err, c.want)
 		}
-		if _, err := grpcnet.Dial("localhost:1", c.cfg); !errors.Is(err, grpcnet.ErrConfig) {
-			t.Errorf("Dial(%s) = %v; want ErrConfig", c.name, err)
+		if _, err := grpcnet.Dial("localhost:1", c.cfg); !errors.Is(err, grpcnet.ErrConfig) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Dial(%s) = %v; want ErrConfig naming %s", c.name, err, c.want)
 		}
+	}
+	if _, err := grpcnet.NewServer(grpcnet.Config{TLS: &tls.Config{}}); !errors.Is(err, grpcnet.ErrConfig) {
+		t.Errorf("NewServer with a TLS configuration without certificate = %v; want ErrConfig", err)
 	}
 }

@@ -40,7 +40,10 @@ var _ transport.Transport = (*Client)(nil)
 
 // DialOptions returns the options a grpc.ClientConn to the coordinator
 // needs for cfg: keepalive pings every PingInterval (which the Server's
-// enforcement policy accepts). Transport credentials are the caller's.
+// enforcement policy accepts), transport credentials (TLS with cfg.TLS;
+// or, with Plaintext, none, for loopback connections only), and, with a
+// Logger, the logging interceptor. The token is sent per stream, so it
+// needs no option.
 func (c Config) DialOptions() ([]grpc.DialOption, error) {
 	if err := c.validate(); err != nil {
 		return nil, err
@@ -49,9 +52,9 @@ func (c Config) DialOptions() ([]grpc.DialOption, error) {
 }
 
 // Dial returns a client whose workers attach to the coordinator at target
-// over a connection of its own, built with cfg.DialOptions and then opts,
-// which must include transport credentials (grpc.WithTransportCredentials).
-// The connection is made lazily, at the first Open.
+// over a connection of its own, built with cfg.DialOptions and then opts
+// (a dialer, interceptors; not transport credentials, which would replace
+// cfg's). The connection is made lazily, at the first Open.
 func Dial(target string, cfg Config, opts ...grpc.DialOption) (*Client, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -67,7 +70,8 @@ func Dial(target string, cfg Config, opts ...grpc.DialOption) (*Client, error) {
 
 // NewClient returns a client whose workers attach over cc, which the caller
 // owns (and closes after Close); build it with cfg.DialOptions among its
-// options.
+// options. Every stream sends cfg.Token; unless cfg.Plaintext, only over
+// a connection with TLS.
 func NewClient(cc grpc.ClientConnInterface, cfg Config) (*Client, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -132,12 +136,12 @@ func (c *Client) Open(id transport.NodeID) (transport.Endpoint, error) {
 	go func() {
 		defer c.wg.Done()
 		defer close(e.rdone)
-		e.read()
+		e.safely(e.read)
 	}()
 	go func() {
 		defer c.wg.Done()
 		defer close(e.wdone)
-		e.write()
+		e.safely(e.write)
 	}()
 	return e, nil
 }
@@ -336,6 +340,19 @@ func (e *workerEndpoint) isClosed() bool {
 	default:
 		return false
 	}
+}
+
+// safely runs f, a goroutine of the endpoint, and ends the stream if it
+// panics (in a Logger the caller gave, say), instead of the process.
+func (e *workerEndpoint) safely(f func()) {
+	defer func() {
+		if p := recover(); p != nil {
+			e.shut(fmt.Errorf("grpcnet: recovered from a panic: %v", p))
+			e.cancel()
+			e.c.forget(e)
+		}
+	}()
+	f()
 }
 
 // read receives frames until the stream ends. After Close it drops them

@@ -1,11 +1,15 @@
 package grpcnet
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
+	"strings"
 	"time"
 
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/keepalive"
 
@@ -35,6 +39,15 @@ const (
 	// endpoint's Close waits for the coordinator to acknowledge the end
 	// of its stream before cancelling it.
 	DefaultCloseTimeout = time.Second
+	// DefaultOpenRate is how many worker streams per second, by default,
+	// a Server accepts on average once its burst is used up.
+	DefaultOpenRate = 100
+	// DefaultOpenBurst is how many worker streams, by default, a Server
+	// accepts at once: enough for a large job's workers to register
+	// together.
+	DefaultOpenBurst = 1024
+	// minToken is the shortest bearer token accepted, in bytes.
+	minToken = 16
 )
 
 // minPingInterval is the server's keepalive enforcement: clients may ping
@@ -80,9 +93,46 @@ type Config struct {
 	// DefaultCloseTimeout.
 	CloseTimeout time.Duration
 
+	// TLS is the TLS configuration. A Server's presents its certificate
+	// and says how client certificates are verified (jobtls.ServerTLS
+	// requires one issued by the job CA: mutual TLS); when a client
+	// presents a certificate, the worker it names (jobtls.Identity) must
+	// be its stream's, or the stream is refused with
+	// codes.PermissionDenied. A Client's trusts the job CA and presents
+	// the worker's certificate (jobtls.ClientTLS). MinVersion defaults to
+	// TLS 1.3. Exactly one of TLS and Plaintext must be set.
+	TLS *tls.Config
+	// Plaintext runs without TLS, and is refused unless every connection
+	// is local: a Server's listener must be on a loopback address (or a
+	// Unix socket, or in memory), and both sides refuse, at the
+	// handshake, a connection with a non-loopback end. For tests and
+	// single-host runs.
+	Plaintext bool
+	// Token is the job's bearer token (jobtls.NewToken; at least 16
+	// bytes, printable ASCII). A Server with a Token refuses a stream
+	// without it, with another one, or with another job's
+	// (codes.Unauthenticated), comparing in constant time; a Client
+	// sends it with every stream ("authorization: Bearer <token>"), and
+	// only over TLS unless Plaintext. Default (""): no token.
+	Token string
+	// Logger, if not nil, receives a record per stream (started,
+	// finished with its code: refusals at Warn, faults at Error) through
+	// go-grpc-middleware's logging interceptor, and every recovered
+	// panic with its stack. Default (nil): nothing is logged.
+	Logger *slog.Logger
+	// OpenRate is how many worker streams per second a Server accepts,
+	// on average; OpenBurst how many at once. An authenticated stream
+	// beyond them is refused with codes.ResourceExhausted (the worker
+	// retries its Open later). Default (0) DefaultOpenRate and
+	// DefaultOpenBurst; an OpenRate of +Inf sets no limit.
+	OpenRate  float64
+	OpenBurst int
+
 	// minPing is the server's keepalive enforcement interval; 0 means
 	// minPingInterval. Tests shorten it.
 	minPing time.Duration
+	// now is the rate limiter's clock; nil means time.Now. Tests set it.
+	now func() time.Time
 }
 
 // validate fills in defaults and checks every field.
@@ -98,6 +148,7 @@ func (c *Config) validate() error {
 		{"MaxMessage", int64(c.MaxMessage)}, {"Inbox", int64(c.Inbox)},
 		{"PingInterval", int64(c.PingInterval)}, {"PingTimeout", int64(c.PingTimeout)},
 		{"OpenTimeout", int64(c.OpenTimeout)}, {"CloseTimeout", int64(c.CloseTimeout)},
+		{"OpenBurst", int64(c.OpenBurst)},
 	} {
 		if f.v < 0 {
 			return fmt.Errorf("grpcnet: %s %d is negative: %w", f.name, f.v, ErrConfig)
@@ -108,6 +159,14 @@ func (c *Config) validate() error {
 		return fmt.Errorf("grpcnet: MaxMessage %d exceeds 2^31-1: %w", c.MaxMessage, ErrConfig)
 	case c.PingInterval != 0 && c.PingInterval < DefaultPingInterval:
 		return fmt.Errorf("grpcnet: PingInterval %v is below grpc-go's 10s floor: %w", c.PingInterval, ErrConfig)
+	case math.IsNaN(c.OpenRate) || c.OpenRate < 0:
+		return fmt.Errorf("grpcnet: OpenRate %v is not a rate in (0, +Inf]: %w", c.OpenRate, ErrConfig)
+	case c.TLS != nil && c.Plaintext:
+		return fmt.Errorf("grpcnet: both TLS and Plaintext are set: %w", ErrConfig)
+	case c.TLS == nil && !c.Plaintext:
+		return fmt.Errorf("grpcnet: no TLS configuration: set TLS (jobtls.LoadServer, jobtls.LoadWorker), or Plaintext for loopback only: %w", ErrConfig)
+	case c.Token != "" && (len(c.Token) < minToken || strings.IndexFunc(c.Token, func(r rune) bool { return r <= ' ' || r > '~' }) >= 0):
+		return fmt.Errorf("grpcnet: Token of %d bytes: want at least %d printable ASCII characters without spaces: %w", len(c.Token), minToken, ErrConfig)
 	}
 	def := func(p *time.Duration, d time.Duration) {
 		if *p == 0 {
@@ -125,6 +184,15 @@ func (c *Config) validate() error {
 	def(&c.OpenTimeout, DefaultOpenTimeout)
 	def(&c.CloseTimeout, DefaultCloseTimeout)
 	def(&c.minPing, minPingInterval)
+	if c.OpenRate == 0 {
+		c.OpenRate = DefaultOpenRate
+	}
+	if c.OpenBurst == 0 {
+		c.OpenBurst = DefaultOpenBurst
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
 	return nil
 }
 
@@ -144,24 +212,34 @@ func (c *Config) serverOptions() []grpc.ServerOption {
 	}
 }
 
-// dialOptions are the grpc.ClientConn options a worker needs.
+// dialOptions are the grpc.ClientConn options a worker needs: keepalive,
+// transport credentials, and logging if there is a Logger.
 func (c *Config) dialOptions() []grpc.DialOption {
-	return []grpc.DialOption{
+	o := []grpc.DialOption{
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{
 			Time:                c.PingInterval,
 			Timeout:             c.PingTimeout,
 			PermitWithoutStream: true,
 		}),
+		grpc.WithTransportCredentials(c.clientCreds()),
 	}
+	if c.Logger != nil {
+		o = append(o, grpc.WithChainStreamInterceptor(logging.StreamClientInterceptor(slogAdapter(c.Logger))))
+	}
+	return o
 }
 
-// callOptions are the options of every worker stream: the frame codec and
-// the size limits, per call, so that they hold on a ClientConn the caller
-// built.
+// callOptions are the options of every worker stream: the frame codec,
+// the size limits and the token, per call, so that they hold on a
+// ClientConn the caller built.
 func (c *Config) callOptions() []grpc.CallOption {
-	return []grpc.CallOption{
+	o := []grpc.CallOption{
 		grpc.CallContentSubtype(codecName),
 		grpc.MaxCallRecvMsgSize(c.MaxMessage),
 		grpc.MaxCallSendMsgSize(c.MaxMessage),
 	}
+	if c.Token != "" {
+		o = append(o, grpc.PerRPCCredentials(tokenCreds{header: "Bearer " + c.Token, secure: !c.Plaintext}))
+	}
+	return o
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"net"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/transport"
@@ -19,7 +17,8 @@ import (
 // and a message between workers, which the coordinator relays.
 func Example() {
 	l := algorithms.Layout{Params: 2, Delta: 2}
-	srv, err := grpcnet.NewServer(grpcnet.Config{Layout: l})
+	// Plaintext on loopback only: between hosts, use TLS (Example_tls).
+	srv, err := grpcnet.NewServer(grpcnet.Config{Layout: l, Plaintext: true})
 	if err != nil {
 		panic(err)
 	}
@@ -31,9 +30,7 @@ func Example() {
 	go func() { served <- srv.Serve(lis) }()
 	coord, _ := srv.Open(transport.Coordinator)
 
-	// Plaintext on loopback only; use TLS credentials between hosts.
-	cli, err := grpcnet.Dial(lis.Addr().String(), grpcnet.Config{Layout: l},
-		grpc.WithTransportCredentials(insecure.NewCredentials()))
+	cli, err := grpcnet.Dial(lis.Addr().String(), grpcnet.Config{Layout: l, Plaintext: true})
 	if err != nil {
 		panic(err)
 	}

@@ -2,6 +2,7 @@ package grpcnet
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/transport"
@@ -50,6 +51,16 @@ func decodeFrame(b []byte, l algorithms.Layout, max int, from, to transport.Node
 		return nil, fmt.Errorf("grpcnet: frame: %v message to %v on the stream of %v: %w", m.Kind, m.To, to, transport.ErrMalformed)
 	}
 	return m, nil
+}
+
+// parseNode parses a worker ID in [0, transport.MaxNode], in canonical
+// decimal.
+func parseNode(v string) (transport.NodeID, error) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 || n > int64(transport.MaxNode) {
+		return 0, fmt.Errorf("grpcnet: %q is not a worker ID in [0, %d]", v, int(transport.MaxNode))
+	}
+	return transport.NodeID(n), nil
 }
 
 // layoutString is a layout as the stream's metadata carries it.

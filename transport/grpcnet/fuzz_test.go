@@ -46,7 +46,7 @@ func FuzzServerFrame(f *testing.F) {
 	f.Add(make([]byte, limit+1))
 
 	f.Fuzz(func(t *testing.T, b []byte) {
-		s, err := NewServer(Config{Layout: l, MaxMessage: limit})
+		s, err := NewServer(Config{Layout: l, MaxMessage: limit, Plaintext: true})
 		if err != nil {
 			t.Fatal(err)
 		}

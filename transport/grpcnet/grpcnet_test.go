@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/test/bufconn"
 
 	"github.com/syncmodels/syncmodels/transport"
@@ -47,17 +46,26 @@ var networks = []network{
 	}},
 }
 
+// newPair returns a Plaintext pair for cfg (the conformance suite runs
+// over TLS too: TestConformanceSecure).
 func newPair(t testing.TB, nw network, cfg grpcnet.Config) *pair {
 	t.Helper()
-	srv, err := grpcnet.NewServer(cfg)
+	cfg.Plaintext = true
+	return newSecurePair(t, nw, cfg, cfg)
+}
+
+// newSecurePair returns a pair whose server has configuration scfg and
+// whose client ccfg.
+func newSecurePair(t testing.TB, nw network, scfg, ccfg grpcnet.Config) *pair {
+	t.Helper()
+	srv, err := grpcnet.NewServer(scfg)
 	if err != nil {
-		t.Fatalf("NewServer(%+v) = %v", cfg, err)
+		t.Fatalf("NewServer(%+v) = %v", scfg, err)
 	}
 	lis, target, opts := nw.listen(t)
 	p := &pair{srv: srv, served: make(chan error, 1), target: target, dial: opts}
 	go func() { p.served <- srv.Serve(lis) }()
-	opts = append(opts, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if p.cli, err = grpcnet.Dial(target, cfg, opts...); err != nil {
+	if p.cli, err = grpcnet.Dial(target, ccfg, opts...); err != nil {
 		srv.Close()
 		<-p.served
 		t.Fatalf("Dial(%s) = %v", target, err)

@@ -79,7 +79,7 @@ func pings(t *testing.T, addr string, n int, every time.Duration) string {
 // can earn the GOAWAY) to 50 ms so that the test takes a second.
 func TestKeepaliveEnforcement(t *testing.T) {
 	leakCheck(t)
-	srv, err := grpcnet.NewServer(grpcnet.WithMinPingInterval(grpcnet.Config{Layout: algorithms.Layout{Params: 1, Delta: 1}}, 50*time.Millisecond))
+	srv, err := grpcnet.NewServer(grpcnet.WithMinPingInterval(grpcnet.Config{Layout: algorithms.Layout{Params: 1, Delta: 1}, Plaintext: true}, 50*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}

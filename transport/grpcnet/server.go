@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
@@ -30,8 +30,11 @@ type Server struct {
 	stats stats
 	done  chan struct{} // closed by Close
 	wg    sync.WaitGroup
+	guard *guard
+	creds credentials.TransportCredentials
 
 	malformed atomic.Int64
+	rej       rejections
 
 	mu     sync.Mutex
 	closed bool
@@ -44,36 +47,57 @@ type Server struct {
 var _ transport.Transport = (*Server)(nil)
 
 // NewServer returns a coordinator-side transport for cfg, or an error
-// wrapping ErrConfig naming the bad field.
+// wrapping ErrConfig naming the bad field. A server's TLS configuration
+// must hold a certificate.
 func NewServer(cfg Config) (*Server, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	return &Server{
+	if t := cfg.TLS; t != nil && len(t.Certificates) == 0 && t.GetCertificate == nil && t.GetConfigForClient == nil {
+		return nil, fmt.Errorf("grpcnet: the server's TLS configuration has no certificate: %w", ErrConfig)
+	}
+	s := &Server{
 		cfg:   cfg,
 		done:  make(chan struct{}),
 		peers: make(map[transport.NodeID]*peer),
 		known: make(map[transport.NodeID]bool),
-	}, nil
+	}
+	s.guard = newGuard(s)
+	s.creds = s.serverCreds()
+	return s, nil
 }
 
 // ServerOptions returns the options a grpc.Server that serves s needs:
-// message size limits of cfg.MaxMessage (gRPC's 4 MiB receive default
-// would refuse larger messages), keepalive pings every PingInterval, and a
-// keepalive enforcement policy that accepts the pings of every grpc-go
-// client, so that no worker is sent away with "too_many_pings".
-func (s *Server) ServerOptions() []grpc.ServerOption { return s.cfg.serverOptions() }
+// its transport credentials (TLS, counting failed handshakes; or, with
+// Plaintext, none, for loopback connections only); message size limits of
+// cfg.MaxMessage (gRPC's 4 MiB receive default would refuse larger
+// messages); keepalive pings every PingInterval; and a keepalive
+// enforcement policy that accepts the pings of every grpc-go client, so
+// that no worker is sent away with "too_many_pings".
+func (s *Server) ServerOptions() []grpc.ServerOption {
+	return append(s.cfg.serverOptions(), grpc.Creds(s.creds))
+}
 
 // Register registers the transport's service on r, a server the caller
-// owns and built with ServerOptions among its options.
+// owns and built with ServerOptions among its options. The service runs
+// every stream through its own interceptors (see the package doc,
+// "Security"), so its checks hold whatever r's options are: a stream
+// without TLS is refused unless Plaintext, and then unless it is over
+// loopback.
 func (s *Server) Register(r grpc.ServiceRegistrar) {
-	r.RegisterService(serviceDesc(func(_ any, ss grpc.ServerStream) error { return s.handle(ss) }), s)
+	r.RegisterService(serviceDesc(s.guard.handler(func(_ any, ss grpc.ServerStream) error { return s.handle(ss) })), s)
 }
 
 // Serve serves s on lis with a grpc.Server of its own, built with
-// ServerOptions and then opts (credentials, interceptors), until Close or
-// until lis fails. It returns nil after Close.
+// ServerOptions and then opts (interceptors of the caller's; not
+// credentials), until Close or until lis fails. It returns nil after
+// Close. With Plaintext, a listener that is not on a loopback address (or
+// a Unix socket, or in memory) is refused with ErrConfig.
 func (s *Server) Serve(lis net.Listener, opts ...grpc.ServerOption) error {
+	if s.cfg.Plaintext && !isLocal(lis.Addr()) {
+		lis.Close()
+		return fmt.Errorf("grpcnet: serve: plaintext on %v refused: listen on a loopback address, or configure TLS: %w", lis.Addr(), ErrConfig)
+	}
 	gs := grpc.NewServer(append(s.ServerOptions(), opts...)...)
 	s.Register(gs)
 	s.mu.Lock()
@@ -98,7 +122,8 @@ func (s *Server) Serve(lis net.Listener, opts ...grpc.ServerOption) error {
 // Malformed returns the number of frames refused because they did not
 // decode as a message of the layout, were larger than MaxMessage, or named
 // a sender other than their stream's worker. Each ends its stream with
-// codes.InvalidArgument; nothing it carried was delivered.
+// codes.InvalidArgument (codes.ResourceExhausted if too large); nothing it
+// carried was delivered. Rejected counts them too.
 func (s *Server) Malformed() int64 { return s.malformed.Load() }
 
 // Open opens the Coordinator's endpoint; workers attach by dialling
@@ -182,10 +207,12 @@ type peer struct {
 	wdone chan struct{} // closed when the writer returns
 }
 
-// handle serves one worker's stream.
+// handle serves one worker's stream, once the guard has admitted it.
 func (s *Server) handle(ss grpc.ServerStream) error {
-	id, err := s.accept(ss.Context())
+	ctx := ss.Context()
+	id, err := s.accept(ctx)
 	if err != nil {
+		s.countAccept(err)
 		return err
 	}
 	s.mu.Lock()
@@ -195,6 +222,7 @@ func (s *Server) handle(ss grpc.ServerStream) error {
 		return status.Error(codes.Unavailable, "grpcnet: coordinator closed")
 	case s.peers[id] != nil:
 		s.mu.Unlock()
+		s.rej.attached.Add(1)
 		return status.Errorf(codes.AlreadyExists, "grpcnet: %v is already attached", id)
 	}
 	p := &peer{id: id, count: s.stats.of(id), ss: ss, out: make(chan []byte), done: make(chan struct{}), wdone: make(chan struct{})}
@@ -211,18 +239,22 @@ func (s *Server) handle(ss grpc.ServerStream) error {
 		s.wg.Done()
 		return err
 	}
-	readErr := make(chan error, 1)
+	// The reader ends the stream when it returns, the writer only if it
+	// panics (recovered: the stream ends with a plain Internal).
+	ended := make(chan error, 2)
 	go func() {
 		defer s.wg.Done()
-		readErr <- s.read(p)
+		ended <- s.guard.safely(ctx, func() error { return s.read(p) })
 	}()
 	go func() {
 		defer s.wg.Done()
 		defer close(p.wdone)
-		s.write(p)
+		if err := s.guard.safely(ctx, func() error { s.write(p); return nil }); err != nil {
+			ended <- err
+		}
 	}()
 	select {
-	case err = <-readErr:
+	case err = <-ended:
 	case <-s.done:
 		err = status.Error(codes.Unavailable, "grpcnet: coordinator closed")
 	}
@@ -243,29 +275,18 @@ func (s *Server) handle(ss grpc.ServerStream) error {
 // accept checks a new stream's metadata and returns its worker's ID.
 func (s *Server) accept(ctx context.Context) (transport.NodeID, error) {
 	md, _ := metadata.FromIncomingContext(ctx)
-	get := func(k string) (string, error) {
-		v := md.Get(k)
-		if len(v) != 1 {
-			return "", status.Errorf(codes.InvalidArgument, "grpcnet: stream metadata %q: %d values, want 1", k, len(v))
-		}
-		return v[0], nil
-	}
-	v, err := get(mdNode)
+	n, err := nodeFromMD(md)
 	if err != nil {
 		return 0, err
 	}
-	n, perr := strconv.ParseInt(v, 10, 64)
-	if perr != nil || n < 0 || n > int64(transport.MaxNode) {
-		return 0, status.Errorf(codes.InvalidArgument, "grpcnet: stream metadata %s=%q is not a worker ID in [0, %d]", mdNode, v, int(transport.MaxNode))
+	v := md.Get(mdLayout)
+	if len(v) != 1 {
+		return 0, status.Errorf(codes.InvalidArgument, "grpcnet: stream metadata %q: %d values, want 1", mdLayout, len(v))
 	}
-	l, err := get(mdLayout)
-	if err != nil {
-		return 0, err
+	if want := layoutString(s.cfg.Layout); v[0] != want {
+		return 0, status.Errorf(codes.FailedPrecondition, "grpcnet: worker %d has layout %s, the coordinator %s", int(n), v[0], want)
 	}
-	if want := layoutString(s.cfg.Layout); l != want {
-		return 0, status.Errorf(codes.FailedPrecondition, "grpcnet: worker %d has layout %s, the coordinator %s", n, l, want)
-	}
-	return transport.NodeID(n), nil
+	return n, nil
 }
 
 // detach removes p from the open streams: messages to it are dropped from
