@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 
-
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/transport"
 	"github.com/syncmodels/syncmodels/transport/grpcnet"
