@@ -8,3 +8,10 @@ func WithMinPingInterval(c Config, d time.Duration) Config {
 	c.minPing = d
 	return c
 }
+
+// WithClock returns c with the open rate limiter reading time from now,
+// so that a test can refill its bucket without waiting.
+func WithClock(c Config, now func() time.Time) Config {
+	c.now = now
+	return c
+}
