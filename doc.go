@@ -29,7 +29,8 @@
 //     deltas or plain []float64, and a compact wire encoding.
 //   - transport: the coordinator–worker message and the Transport
 //     interface; transport/inproc is a seeded in-process network,
-//     transport/grpcnet the transport over gRPC streams, and
+//     transport/grpcnet the transport over gRPC streams (secured with
+//     transport/grpcnet/jobtls's job CA, certificates and token), and
 //     transport/transporttest their conformance suite.
 //
 // Tuners (pure, reverse communication: they ask, the runtime acts):

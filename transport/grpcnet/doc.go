@@ -8,8 +8,8 @@
 // The coordinator's side is a Server: a Transport whose only local node is
 // transport.Coordinator, and a gRPC service with one bidirectional-
 // streaming method. Register it on a grpc.Server the caller owns (built
-// with Server.ServerOptions, plus the caller's credentials and
-// interceptors), or let Serve run one on a net.Listener. The workers' side
+// with Server.ServerOptions, which carry its credentials, plus the
+// caller's interceptors), or let Serve run one on a net.Listener. The workers' side
 // is a Client: a Transport whose nodes are workers; Open(id) opens one
 // stream to the coordinator for worker id over the client's connection
 // (Dial makes one; NewClient takes the caller's) and returns once the
@@ -17,6 +17,60 @@
 // relayed by the coordinator's server. One process may host many workers
 // on one Client; the conformance suite (transporttest.Run) runs a Server
 // and a Client in one process, over bufconn and over TCP loopback.
+//
+// # Security
+//
+// Every Config chooses TLS (Config.TLS) or, explicitly, Plaintext; there
+// is no default. Package jobtls makes a job's credentials: a job CA, the
+// server's certificate, a client certificate per worker, a bearer token
+// (jobtls.Create writes them to a directory; jobtls.LoadServer and
+// jobtls.LoadWorker read what each side needs).
+//
+//   - TLS is 1.3 unless Config.TLS says otherwise. With jobtls.ServerTLS
+//     the server requires a client certificate issued by the job CA: a
+//     client without one, or with one of another CA, fails the handshake
+//     and sees codes.Unavailable (it never reaches the service). When a
+//     client presents a certificate, the workers it names (a URI SAN
+//     syncmodels://job/<job>/worker/<id>, see jobtls.Identity) must
+//     include the stream's worker, and its job must be the token's:
+//     otherwise codes.PermissionDenied.
+//   - Plaintext is refused unless the connection is local: Serve refuses
+//     a listener that is not on a loopback address (or a Unix socket, or
+//     in memory), and both sides refuse, at the handshake and so before
+//     any header or token is sent, a connection with a non-loopback end.
+//     A server with TLS registered on a grpc.Server without its
+//     credentials refuses plaintext streams (codes.Unauthenticated).
+//   - Config.Token: a client sends "authorization: Bearer <token>" with
+//     every stream (over TLS only, unless Plaintext); the server, through
+//     go-grpc-middleware's auth interceptor, refuses a stream without the
+//     job's token, with another, or with another job's (jobtls tokens name
+//     their job) with codes.Unauthenticated. It compares SHA-256 digests
+//     in constant time.
+//   - Stream opens are rate-limited (go-grpc-middleware's ratelimit over a
+//     golang.org/x/time/rate token bucket: Config.OpenRate per second,
+//     OpenBurst at once): beyond it, codes.ResourceExhausted, and the
+//     worker opens again later. The limit applies after authentication,
+//     so unauthenticated clients cannot use up the workers' opens.
+//   - A panic while serving a stream (in the handler, an interceptor, or
+//     the stream's reader and writer goroutines) is recovered: the stream
+//     ends with a plain codes.Internal "grpcnet: internal error" (never
+//     the panic or its stack, which go-grpc-middleware's default recovery
+//     would send as codes.Unknown), the panic is logged with its stack if
+//     there is a Logger, and the server goes on serving.
+//   - With Config.Logger, each stream is logged through go-grpc-middleware's
+//     logging interceptor to log/slog: when it starts and when it ends,
+//     with its code, its worker ("syncmodels.node") and the peer address;
+//     refusals at Warn, faults at Error. Tokens are never logged. Without
+//     a Logger nothing is.
+//
+// The checks run inside the service's handler, in the order recovery,
+// logging, authentication (TLS, token, certificate identity), rate limit,
+// so they hold on a grpc.Server the caller owns. Server.Rejected counts
+// what was refused, by reason (failed handshakes, plaintext, missing,
+// wrong and other-job tokens, identity, rate, metadata, duplicate
+// attachments, malformed frames, panics); a refused stream or frame
+// delivers nothing. The tests cover each refusal, with the conformance
+// suite run over mutual TLS and a token.
 //
 // # Frames
 //
