@@ -12,7 +12,8 @@ import (
 )
 
 // benchTransports are the transports the benchmarks compare: gRPC over
-// bufconn and over TCP loopback, and the in-process baseline.
+// bufconn, over TCP loopback, and over TCP loopback with mutual TLS 1.3
+// and a token, and the in-process baseline.
 func benchTransports(b *testing.B, l algorithms.Layout) map[string]func() transport.Transport {
 	out := map[string]func() transport.Transport{
 		"inproc": func() transport.Transport {
@@ -26,6 +27,10 @@ func benchTransports(b *testing.B, l algorithms.Layout) map[string]func() transp
 	for _, nw := range networks {
 		out["grpc-"+nw.name] = func() transport.Transport { return newPair(b, nw, grpcnet.Config{Layout: l}) }
 	}
+	j := newJob(b, "bench")
+	out["grpc-tcp-tls"] = func() transport.Transport {
+		return newSecurePair(b, networks[1], j.serverConfig(l), j.workerConfig(b, l, 0))
+	}
 	return out
 }
 
@@ -34,7 +39,7 @@ func benchTransports(b *testing.B, l algorithms.Layout) map[string]func() transp
 // "BSP round against one stream's round-trip time" goal divides by).
 func BenchmarkRoundTrip(b *testing.B) {
 	l := algorithms.Layout{Params: 1, Delta: 1}
-	for _, name := range []string{"inproc", "grpc-bufconn", "grpc-tcp"} {
+	for _, name := range []string{"inproc", "grpc-bufconn", "grpc-tcp", "grpc-tcp-tls"} {
 		b.Run(name, func(b *testing.B) {
 			tr := benchTransports(b, l)[name]()
 			defer tr.Close()
@@ -73,7 +78,7 @@ func BenchmarkCommit1MiB(b *testing.B) {
 	for i := range m.Delta.Vec {
 		m.Delta.Vec[i] = rng.NormFloat64()
 	}
-	for _, name := range []string{"inproc", "grpc-bufconn", "grpc-tcp"} {
+	for _, name := range []string{"inproc", "grpc-bufconn", "grpc-tcp", "grpc-tcp-tls"} {
 		b.Run(name, func(b *testing.B) {
 			tr := benchTransports(b, l)[name]()
 			defer tr.Close()

@@ -146,7 +146,11 @@
 // process (inproc); a stream of commits of a dense 1 MiB delta
 // (BenchmarkCommit1MiB) moves about 630 MB/s over TCP loopback and
 // 780 MB/s over bufconn, against 960 MB/s in process: encoding and
-// decoding the message dominate, as in inproc.
+// decoding the message dominate, as in inproc. Mutual TLS 1.3 with a token
+// (grpc-tcp-tls; medians of 3 runs, side by side with plaintext TCP in one
+// run on the then busier machine) costs 1.09× plaintext's round trip
+// (25.3 µs against 23.3 µs) and 0.79× its commit throughput (287 against
+// 361 MB/s): the records' encryption.
 //
 // # Stats
 //

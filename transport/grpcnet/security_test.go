@@ -612,3 +612,65 @@ func TestLogging(t *testing.T) {
 		t.Errorf("the log shows a token:\n%s", buf.String())
 	}
 }
+
+// TestTLS13ByDefault: a server whose TLS configuration leaves MinVersion
+// unset speaks TLS 1.3 only (Go's own default would accept 1.2).
+func TestTLS13ByDefault(t *testing.T) {
+	leakCheck(t)
+	l := algorithms.Layout{Params: 1, Delta: 1}
+	j := newJob(t, "tls13")
+	scfg := j.serverConfig(l)
+	scfg.TLS.MinVersion = 0
+	_, addr, _ := serve(t, scfg)
+	cert, err := j.ca.IssueWorker(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		max    uint16
+		wantOK bool
+	}{{tls.VersionTLS12, false}, {tls.VersionTLS13, true}} {
+		conn, err := tls.Dial("tcp", addr, &tls.Config{
+			Certificates: []tls.Certificate{cert}, RootCAs: j.ca.Pool(), ServerName: "127.0.0.1",
+			NextProtos: []string{"h2"}, MaxVersion: c.max,
+		})
+		if err == nil {
+			if v := conn.ConnectionState().Version; v != tls.VersionTLS13 {
+				t.Errorf("negotiated version %#x; want TLS 1.3", v)
+			}
+			conn.Close()
+		}
+		if (err == nil) != c.wantOK {
+			t.Errorf("client with MaxVersion %#x: handshake error %v; want success %v", c.max, err, c.wantOK)
+		}
+	}
+}
+
+// TestTokenNotSentInClear: a client configured for TLS with a token, on a
+// plaintext connection the caller made, refuses to send the token: Open
+// fails before anything reaches the server.
+func TestTokenNotSentInClear(t *testing.T) {
+	leakCheck(t)
+	l := algorithms.Layout{Params: 1, Delta: 1}
+	j := newJob(t, "clear")
+	srv, addr, _ := serve(t, grpcnet.Config{Layout: l, Plaintext: true, Token: j.token})
+	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cc.Close()
+	cli, err := grpcnet.NewClient(cc, j.workerConfig(t, l, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	if _, err := cli.Open(0); err == nil || !strings.Contains(err.Error(), "cannot send secure credentials on an insecure connection") {
+		t.Errorf("Open over plaintext with a token and a TLS configuration = %v; want a refusal to send it", err)
+	}
+	if r := srv.Rejected(); r.Total() != 0 {
+		t.Errorf("Rejected() = %+v; want nothing: no stream reached the server", r)
+	}
+	if n := len(srv.Stats().Nodes); n != 1 {
+		t.Errorf("the server knows %d nodes; want only the coordinator", n)
+	}
+}

@@ -270,3 +270,27 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// FuzzTokenJob: TokenJob never panics, and what it accepts is
+// <job>.<43 base64url characters> with a job NewToken accepts.
+func FuzzTokenJob(f *testing.F) {
+	tok, err := jobtls.NewToken("job-a")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, s := range []string{tok, "", ".", "a.b", "job-a." + strings.Repeat("_", 43), "x.y." + tok[6:]} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		job, err := jobtls.TokenJob(s)
+		if err != nil {
+			if !errors.Is(err, jobtls.ErrIdentity) {
+				t.Fatalf("TokenJob(%q) = %v; want ErrIdentity", s, err)
+			}
+			return
+		}
+		if _, err := jobtls.NewToken(job); err != nil || s != job+"."+s[len(job)+1:] || len(s)-len(job)-1 != 43 {
+			t.Fatalf("TokenJob(%q) accepted job %q (NewToken: %v)", s, job, err)
+		}
+	})
+}
