@@ -116,3 +116,14 @@ func (s Stateless) Restore(c Checkpoint) error {
 	_, err := CheckpointState[struct{}](c, s.owner)
 	return err
 }
+
+func (Stateless) stateless() {}
+
+// HasState reports whether w keeps per-point state, that is, whether it
+// does not embed a Stateless. A runtime must not replace such a worker by
+// a fresh one while the server holds its points' contributions: the
+// fresh worker would count them again.
+func HasState(w Worker) bool {
+	_, ok := w.(interface{ stateless() })
+	return !ok
+}

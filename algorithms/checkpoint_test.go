@@ -9,6 +9,9 @@ import (
 
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/algorithms/algotest"
+	"github.com/syncmodels/syncmodels/algorithms/kmeans"
+	"github.com/syncmodels/syncmodels/algorithms/logreg"
+	"github.com/syncmodels/syncmodels/dataset"
 )
 
 func TestCheckpointState(t *testing.T) {
@@ -95,4 +98,30 @@ func ExampleCheckpointer() {
 	// 2 <nil> 0
 	// true
 	// true
+}
+
+// EM workers keep each point's last contribution; gradient workers keep
+// nothing.
+func TestHasState(t *testing.T) {
+	x := &dataset.Dense{N: 4, D: 2, X: []float64{0, 0, 1, 1, 5, 5, 6, 6}, Labels: []float64{0, 0, 1, 1}}
+	km, err := kmeans.New(x, kmeans.Config{K: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lr, err := logreg.NewDense(x, logreg.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		alg  algorithms.Algorithm
+		want bool
+	}{{km, true}, {lr, false}} {
+		w, err := c.alg.NewWorker([]int{0, 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := algorithms.HasState(w); got != c.want {
+			t.Errorf("HasState(%s worker) = %v, want %v", c.alg.Name(), got, c.want)
+		}
+	}
 }

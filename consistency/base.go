@@ -99,6 +99,9 @@ func (b *base) check(ev Event) (*member, error) {
 		if _, ok := b.ms[ev.Worker]; ok {
 			return nil, b.refuse(ev, ErrProtocol, "worker %d is already a member", ev.Worker)
 		}
+		if last := b.left[ev.Worker]; ev.Seq != 0 && ev.Seq <= last {
+			return nil, b.refuse(ev, ErrProtocol, "worker %d rejoins at commit %d; commit %d was already accepted", ev.Worker, ev.Seq, last)
+		}
 		return nil, nil
 	case EvCommit, EvProgress, EvBatchReady, EvLeave:
 	default:
@@ -145,8 +148,12 @@ func (b *base) accept(m *member, ev Event) {
 }
 
 // join adds a member in state joining at the given clock.
-func (b *base) join(w WorkerID, clock uint64) *member {
-	m := &member{id: w, next: b.left[w] + 1, clock: clock, first: clock}
+func (b *base) join(ev Event, clock uint64) *member {
+	w, next := ev.Worker, b.left[ev.Worker]+1
+	if ev.Seq != 0 {
+		next = ev.Seq // validated: after the last accepted
+	}
+	m := &member{id: w, next: next, clock: clock, first: clock}
 	delete(b.left, w)
 	b.ms[w] = m
 	i, _ := slices.BinarySearch(b.ids, w)

@@ -24,7 +24,7 @@ func (m *bsp) Step(ev Event) ([]Effect, error) {
 		}
 		return m.endRound(out), nil
 	case EvJoin:
-		m.join(ev.Worker, 0)
+		m.join(ev, 0)
 		if m.started && len(m.inState(computing)) == 0 {
 			return m.endRound(out), nil
 		}

@@ -243,6 +243,13 @@ func (c *checker) step(r Record) {
 		if old != nil {
 			t.lastSeq, t.lastSent = old.lastSeq, old.lastSent
 		}
+		if r.Seq > 0 {
+			// A rejoin that skips the numbers of deltas never accepted.
+			if r.Seq <= t.lastSeq {
+				c.fail(RuleTwice, "worker %d rejoins at seq %d; %v was already committed", r.Worker, r.Seq, DeltaID{r.Worker, t.lastSeq})
+			}
+			t.lastSeq = max(t.lastSeq, r.Seq-1)
+		}
 		c.ws[r.Worker] = t
 		c.addID(r.Worker)
 		c.members++

@@ -64,7 +64,7 @@ func (m *fsp) Step(ev Event) ([]Effect, error) {
 		}
 		m.next, m.hasNext = ev.Interval, true
 	case EvJoin:
-		m.join(ev.Worker, 0)
+		m.join(ev, 0)
 		if m.started && len(m.inState(computing)) == 0 {
 			return m.endRound(out, ev.Now), nil
 		}

@@ -60,7 +60,11 @@ const (
 	// EvBatchReady: a batch of streamed data is ready at Worker (DOLL's
 	// arrivals). Validated and ignored by the models of this package.
 	EvBatchReady
-	// EvJoin: Worker joins. It takes part from the next round.
+	// EvJoin: Worker joins. It takes part from the next round. A worker
+	// that rejoins after leaving continues its sequence numbers: its next
+	// commit is Seq if Seq > 0 (a rejoining worker skips the numbers of
+	// commits it sent that were never accepted), else the one after its
+	// last accepted commit.
 	EvJoin
 	// EvLeave: Worker leaves (gracefully or preempted). Its committed
 	// deltas stay committed; work it had not committed is gone.
@@ -91,7 +95,7 @@ func (k EventKind) String() string {
 type Event struct {
 	Kind    EventKind
 	Worker  WorkerID
-	Seq     uint64        // EvCommit
+	Seq     uint64        // EvCommit; EvJoin: the first sequence number to expect (0: after the last accepted)
 	Version Version       // EvCommit: the version the delta was computed on
 	Points  int           // EvCommit, EvProgress
 	Now     time.Duration // the driver's clock when the event is fed (any event)
@@ -106,7 +110,12 @@ func (e Event) String() string {
 		return fmt.Sprintf("commit w%d seq=%d v=%d points=%d", e.Worker, e.Seq, e.Version, e.Points)
 	case EvProgress:
 		return fmt.Sprintf("progress w%d points=%d", e.Worker, e.Points)
-	case EvJoin, EvLeave, EvBatchReady:
+	case EvJoin:
+		if e.Seq > 0 {
+			return fmt.Sprintf("join w%d seq=%d", e.Worker, e.Seq)
+		}
+		return fmt.Sprintf("join w%d", e.Worker)
+	case EvLeave, EvBatchReady:
 		return fmt.Sprintf("%s w%d", e.Kind, e.Worker)
 	case EvTick:
 		return fmt.Sprintf("tick %v", e.Now)

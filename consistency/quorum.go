@@ -26,7 +26,7 @@ func (m *quorum) Step(ev Event) ([]Effect, error) {
 		}
 		out = m.releaseRound(out)
 	case EvJoin:
-		j := m.join(ev.Worker, 0)
+		j := m.join(ev, 0)
 		if m.started {
 			out = m.release(out, j)
 		}

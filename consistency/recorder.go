@@ -62,9 +62,32 @@ func (r *Recorder) Joined(at time.Duration, w WorkerID) {
 	r.add(Record{At: at, Kind: RecJoin, Worker: w})
 }
 
+// JoinedFrom records that worker w (re)joined with seq as the sequence
+// number of its next commit (the EvJoin's Seq; 0: the one after its last
+// accepted commit).
+func (r *Recorder) JoinedFrom(at time.Duration, w WorkerID, seq uint64) {
+	r.add(Record{At: at, Kind: RecJoin, Worker: w, Seq: seq})
+}
+
 // Left records that worker w left (EvLeave accepted).
 func (r *Recorder) Left(at time.Duration, w WorkerID) {
 	r.add(Record{At: at, Kind: RecLeave, Worker: w})
+}
+
+// LeftBecause records that worker w left for the given reason, such as
+// "lease expired" or "preempted".
+func (r *Recorder) LeftBecause(at time.Duration, w WorkerID, reason string) {
+	r.add(Record{At: at, Kind: RecLeave, Worker: w, Reason: reason})
+}
+
+// SkipTo makes seq the latest sequence number worker w sent, if it is
+// later than the one recorded: the numbers in between were used by an
+// earlier incarnation of the worker whose records are elsewhere (a
+// restarted process), and Sent continues after seq.
+func (r *Recorder) SkipTo(w WorkerID, seq uint64) {
+	r.mu.Lock()
+	r.sent[w] = max(r.sent[w], seq)
+	r.mu.Unlock()
 }
 
 // Stopped records the end of the run, after the final apply.

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/syncmodels/syncmodels/consistency"
 )
@@ -18,7 +19,8 @@ import (
 //	send W S C V         worker W sends its delta S (clock C, version V)
 //	confirm W S          worker W takes S as accepted
 //	abandon W S REASON   worker W gives S up
-//	join W, leave W, stop
+//	join W [S]           worker W joins; S, if given, is its next commit's seq
+//	leave W, stop
 func trace(t *testing.T, spec string, n int, workerSide bool, lines ...string) *consistency.Trace {
 	t.Helper()
 	tr := &consistency.Trace{Spec: consistency.MustParse(spec), Workers: workers(n), WorkerSide: workerSide}
@@ -52,6 +54,9 @@ func trace(t *testing.T, spec string, n int, workerSide bool, lines ...string) *
 			r = consistency.Record{Kind: consistency.RecAbandon, Worker: consistency.WorkerID(num(f[1])), Seq: num(f[2]), Reason: strings.Join(f[3:], " ")}
 		case "join":
 			r = consistency.Record{Kind: consistency.RecJoin, Worker: consistency.WorkerID(num(f[1]))}
+			if len(f) > 2 {
+				r.Seq = num(f[2])
+			}
 		case "leave":
 			r = consistency.Record{Kind: consistency.RecLeave, Worker: consistency.WorkerID(num(f[1]))}
 		case "stop":
@@ -206,5 +211,98 @@ func TestCheckRootCauseFirst(t *testing.T) {
 	}
 	if msg := err.Error(); !strings.Contains(msg, "root causes first: 1 lost") || strings.Count(msg, "\n\t") > 21 {
 		t.Fatalf("message:\n%s", msg)
+	}
+}
+
+// A worker that leaves with a sent delta the coordinator never accepted
+// rejoins past that delta's number; it must abandon it, and the rejoin
+// must not reuse a number already committed.
+func TestRejoinSkipsUnacceptedSeq(t *testing.T) {
+	base := []string{
+		"read 0 0 0", "read 1 0 0",
+		"send 0 1 0 0", "commit 0 1 0 0", "confirm 0 1",
+		"send 1 1 0 0", "commit 1 1 0 0", "confirm 1 1",
+		"apply 1 0#1 1#1",
+		"read 0 1 1", "read 1 1 1",
+		"send 1 2 1 1", "commit 1 2 1 1", "confirm 1 2",
+		"send 0 2 1 1", // lost on the link; worker 0's lease expires
+		"leave 0",
+	}
+	ok := append(append([]string{}, base...),
+		"join 0 3", "abandon 0 2 lease expired",
+		"apply 2 1#2",
+		"read 0 2 2", "read 1 2 2",
+		"send 0 3 2 2", "commit 0 3 2 2", "confirm 0 3",
+		"apply 3 0#3", "stop")
+	checkRule(t, trace(t, "asp", 2, true, ok...), "", "")
+
+	// Without the abandon, the delta the worker sent is lost.
+	noAbandon := append(append([]string{}, base...),
+		"join 0 3", "apply 2 1#2",
+		"read 0 2 2", "send 0 3 2 2", "commit 0 3 2 2", "confirm 0 3", "apply 3 0#3", "stop")
+	checkFinds(t, trace(t, "asp", 2, true, noAbandon...), consistency.RuleLost, "w0#2", false)
+
+	// A rejoin at a number already committed would let a delta count twice.
+	reuse := append(append([]string{}, base...), "join 0 1", "abandon 0 2 lease expired", "stop")
+	checkFinds(t, trace(t, "asp", 2, true, reuse...), consistency.RuleTwice, "rejoins at seq 1", false)
+}
+
+// The models take a rejoin's first sequence number and refuse one that
+// was already accepted.
+func TestModelRejoinSeq(t *testing.T) {
+	for _, spec := range []string{"bsp", "ssp:1", "asp", "quorum:1", "fsp:10ms"} {
+		t.Run(spec, func(t *testing.T) {
+			m, err := consistency.New(consistency.MustParse(spec), consistency.Config{Workers: workers(2)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// rel[w] is the version of worker w's latest release.
+			rel := map[consistency.WorkerID]consistency.Version{}
+			step := func(ev consistency.Event) (bool, error) {
+				if ev.Kind == consistency.EvCommit {
+					ev.Version = rel[ev.Worker]
+				}
+				effs, err := m.Step(ev)
+				released := false
+				for _, e := range effs {
+					if e.Kind == consistency.EfRelease {
+						rel[e.Worker] = e.Version
+						released = released || e.Worker == 0
+					}
+				}
+				return released, err
+			}
+			must := func(ev consistency.Event) bool {
+				t.Helper()
+				r, err := step(ev)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return r
+			}
+			must(consistency.Event{Kind: consistency.EvStart})
+			must(consistency.Event{Kind: consistency.EvCommit, Worker: 0, Seq: 1})
+			must(consistency.Event{Kind: consistency.EvLeave, Worker: 0})
+			_, err = step(consistency.Event{Kind: consistency.EvJoin, Worker: 0, Seq: 1})
+			if !errors.Is(err, consistency.ErrProtocol) || !strings.Contains(err.Error(), "already accepted") {
+				t.Fatalf("rejoin at an accepted seq: err = %v, want ErrProtocol naming it", err)
+			}
+			released := must(consistency.Event{Kind: consistency.EvJoin, Worker: 0, Seq: 3})
+			// Worker 0 is released in a later round; drive worker 1 (and
+			// FSP's timer) until it is.
+			for seq := uint64(1); seq < 5 && !released; seq++ {
+				released = must(consistency.Event{Kind: consistency.EvCommit, Worker: 1, Seq: seq})
+				if !released && spec == "fsp:10ms" {
+					released = must(consistency.Event{Kind: consistency.EvTick, Now: time.Hour})
+				}
+			}
+			if !released {
+				t.Fatal("the rejoined worker was never released")
+			}
+			if _, err := step(consistency.Event{Kind: consistency.EvCommit, Worker: 0, Seq: 2}); err == nil {
+				t.Fatal("commit 2 after rejoining at 3 was accepted")
+			}
+			must(consistency.Event{Kind: consistency.EvCommit, Worker: 0, Seq: 3})
+		})
 	}
 }

@@ -32,7 +32,7 @@ func (m *ssp) Step(ev Event) ([]Effect, error) {
 	case EvJoin:
 		// A joiner starts at the slowest clock, so it never holds back a
 		// worker that was allowed to run.
-		j := m.join(ev.Worker, m.minClock())
+		j := m.join(ev, m.minClock())
 		if m.started {
 			out = m.release(out, j)
 		}

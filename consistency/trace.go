@@ -100,7 +100,8 @@ type Record struct {
 	Final   bool
 	// Held (RecHeld) is what the worker holds back after step Clock.
 	Held *Held
-	// Reason (RecAbandon) says why the worker gave the delta up.
+	// Reason (RecAbandon) says why the worker gave the delta up; (RecLeave)
+	// why the worker left, if the driver knows ("lease expired").
 	Reason string
 }
 
@@ -113,8 +114,16 @@ func (r Record) String() string {
 	case RecApply:
 		e := Effect{Kind: EfApply, Version: r.Version, Deltas: r.Deltas, Final: r.Final}
 		return fmt.Sprintf("%v %v", r.At, e)
-	case RecJoin, RecLeave:
-		return fmt.Sprintf("%v %v w%d", r.At, r.Kind, r.Worker)
+	case RecJoin:
+		if r.Seq > 0 {
+			return fmt.Sprintf("%v join w%d next=#%d", r.At, r.Worker, r.Seq)
+		}
+		return fmt.Sprintf("%v join w%d", r.At, r.Worker)
+	case RecLeave:
+		if r.Reason != "" {
+			return fmt.Sprintf("%v leave w%d (%s)", r.At, r.Worker, r.Reason)
+		}
+		return fmt.Sprintf("%v leave w%d", r.At, r.Worker)
 	case RecRollback:
 		return fmt.Sprintf("%v rollback to the state of v=%d", r.At, r.Version)
 	case RecSend:
