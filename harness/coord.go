@@ -89,10 +89,22 @@ func (c *coordinator) step(now time.Duration, ev consistency.Event) ([]consisten
 	}
 	switch ev.Kind {
 	case consistency.EvJoin:
-		c.rec.Joined(now, ev.Worker)
+		c.rec.JoinedFrom(now, ev.Worker, ev.Seq)
 	case consistency.EvLeave:
 		c.rec.Left(now, ev.Worker)
 	}
+	return c.carry(now, ev, effs)
+}
+
+// leave feeds worker w's leave to the model, recording why it left, and
+// returns the effects as step does.
+func (c *coordinator) leave(now time.Duration, w consistency.WorkerID, reason string) ([]consistency.Effect, error) {
+	ev := consistency.Event{Kind: consistency.EvLeave, Worker: w, Now: now}
+	effs, err := c.model.Step(ev)
+	if err != nil {
+		return nil, err
+	}
+	c.rec.LeftBecause(now, w, reason)
 	return c.carry(now, ev, effs)
 }
 

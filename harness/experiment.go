@@ -215,6 +215,22 @@ type Experiment struct {
 	// release before it retransmits its commit or sends a heartbeat.
 	// Default 20 ms.
 	Retry time.Duration
+	// Lease (Real) is how long the coordinator goes without hearing from
+	// a worker before it takes the worker as gone: the model sees it
+	// leave (EvLeave), so BSP and quorum rounds go on without it, and the
+	// trace's leave record says the lease expired. A worker that comes
+	// back rejoins as its next incarnation. Workers send something at
+	// least every Lease/4, computing or not. Default 1 s; at least
+	// 4 × Retry.
+	Lease time.Duration
+	// Remote (Real) says the workers run elsewhere: the runtime starts no
+	// worker goroutines, and each worker runs RunWorker with an identical
+	// Experiment over an endpoint of the same network (Network must be
+	// set). The run's clock starts once every worker has joined.
+	Remote bool
+	// JoinTimeout (Remote) bounds the wait for every worker to join.
+	// Default 1 minute.
+	JoinTimeout time.Duration
 	// Progress, if set, is called from the run's goroutine every ~10% of
 	// Duration.
 	Progress func(Progress)
@@ -330,6 +346,12 @@ func (e *Experiment) validate() error {
 		return fmt.Errorf("harness: negative duration: %w", ErrConfig)
 	case e.Retry < 0:
 		return fmt.Errorf("harness: retry %v < 0: %w", e.Retry, ErrConfig)
+	case e.Lease < 0 || e.JoinTimeout < 0:
+		return fmt.Errorf("harness: lease %v or join timeout %v < 0: %w", e.Lease, e.JoinTimeout, ErrConfig)
+	case e.Remote && (e.Clock != Real || e.Network == nil):
+		return fmt.Errorf("harness: remote workers need the real clock and a Network: %w", ErrConfig)
+	case e.Remote && (e.Sync.Kind == consistency.ISP || e.Replicas):
+		return fmt.Errorf("harness: remote workers cannot run ISP or replicas yet (their filters' state is read in process): %w", ErrConfig)
 	case c.PointCost < 0 || c.Latency < 0 || c.EntryCost < 0 || !(c.Bandwidth > 0) || math.IsInf(c.Bandwidth, 0):
 		return fmt.Errorf("harness: cost model %+v: %w", *c, ErrConfig)
 	case s.Count < 0 || s.Count > e.Workers:
@@ -468,6 +490,12 @@ type Result struct {
 	// Migration is what data migration recorded (Experiment.Migrate),
 	// nil without.
 	Migration *MigrationResult
+	// Membership (Real): Rejoins counts the joins of a worker's later
+	// incarnations, Expired the leases that ran out, Rejected the worker
+	// messages the coordinator refused (an old incarnation, an unknown job
+	// or worker); nothing a refused message carried was applied.
+	Rejoins, Expired int
+	Rejected         int64
 	// Trace is the run's record; consistency.Check has passed on it.
 	Trace *consistency.Trace
 	// Theta is the final parameter vector.

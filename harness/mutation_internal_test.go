@@ -116,7 +116,7 @@ func (e *faultEndpoint) Send(ctx context.Context, m *transport.Message) error {
 		return e.Endpoint.Send(ctx, m)
 	}
 	if f.staleAck {
-		return coord.Send(ctx, &transport.Message{Kind: transport.Ack, To: 0, Job: m.Job, Seq: 1, Clock: 0})
+		return coord.Send(ctx, &transport.Message{Kind: transport.Ack, To: 0, Job: m.Job, Incarnation: m.Incarnation, Seq: 1, Clock: 0})
 	}
 	return nil
 }

@@ -52,6 +52,13 @@ func (e *Experiment) realDefaults() {
 	if e.Retry == 0 {
 		e.Retry = 20 * time.Millisecond
 	}
+	if e.Lease == 0 {
+		e.Lease = time.Second
+	}
+	e.Lease = max(e.Lease, 4*e.Retry)
+	if e.JoinTimeout == 0 {
+		e.JoinTimeout = time.Minute
+	}
 }
 
 func runReal(ctx context.Context, e *Experiment, st *setupState) (*Result, error) {
@@ -72,27 +79,33 @@ func runReal(ctx context.Context, e *Experiment, st *setupState) (*Result, error
 		return nil, fmt.Errorf("harness: transport: %w", err)
 	}
 	job := e.Seed
-	eps := make([]transport.Endpoint, len(st.shards))
-	for i := range st.shards {
-		if eps[i], err = tr.Open(transport.NodeID(i)); err != nil {
-			return nil, fmt.Errorf("harness: transport: %w", err)
-		}
-	}
-
+	n := len(st.shards)
 	wctx, stopWorkers := context.WithCancel(ctx)
 	defer stopWorkers()
 	g, gctx := errgroup.WithContext(wctx)
-	start := time.Now()
-	workers := make([]*realWorker, len(st.shards))
-	for i, sh := range st.shards {
-		w := &realWorker{e: e, sh: sh, ep: eps[i], job: job, isp: st.isp, rec: st.coord.rec, start: start}
-		workers[i] = w
-		g.Go(func() error { return w.run(gctx) })
+	start := &atomic.Int64{}
+	start.Store(time.Now().UnixNano())
+	var workers []*realWorker
+	if !e.Remote {
+		eps := make([]transport.Endpoint, n)
+		for i := range st.shards {
+			if eps[i], err = tr.Open(transport.NodeID(i)); err != nil {
+				return nil, fmt.Errorf("harness: transport: %w", err)
+			}
+		}
+		workers = make([]*realWorker, n)
+		for i, sh := range st.shards {
+			w := &realWorker{e: e, sh: sh, ep: eps[i], job: job, isp: st.isp, rec: st.coord.rec, start: start, inc: 1}
+			workers[i] = w
+			g.Go(func() error { return w.run(gctx) })
+		}
 	}
-	rc := &realCoord{e: e, c: st.coord, ep: cep, start: start, job: job,
-		last: make([]*transport.Message, len(st.shards)), timer: -1, tune: st.tune, stop: st.stop, st: st,
-		sentAt: make([]time.Duration, len(st.shards)), timers: make([]time.Duration, len(st.shards)),
-		obs: make([]interval.Observation, len(st.shards)), accepted: make([]uint64, len(st.shards))}
+	rc := &realCoord{e: e, c: st.coord, ep: cep, clock: start, job: job,
+		last: make([]*transport.Message, n), timer: -1, tune: st.tune, stop: st.stop, st: st,
+		sentAt: make([]time.Duration, n), timers: make([]time.Duration, n),
+		obs: make([]interval.Observation, n), accepted: make([]uint64, n),
+		inc: make([]uint32, n), member: make([]bool, n), lease: make([]time.Duration, n),
+		stateful: algorithms.HasState(st.shards[0].w)}
 	loopErr := rc.loop(gctx)
 	stopWorkers()
 	werr := g.Wait()
@@ -107,7 +120,8 @@ func runReal(ctx context.Context, e *Experiment, st *setupState) (*Result, error
 	}
 	tot := tr.Stats().Total()
 	sent := tot.Sent.Total()
-	res := &Result{Sync: e.Sync, Clock: Real, Duration: rc.end, BytesSent: sent.Bytes, Messages: sent.Messages}
+	res := &Result{Sync: e.Sync, Clock: Real, Duration: rc.end, BytesSent: sent.Bytes, Messages: sent.Messages,
+		Rejoins: rc.rejoins, Expired: rc.expired, Rejected: rc.rejected}
 	if st.isp != nil {
 		// The workers have ended: their held reports join the trace.
 		logs := make([][]heldRecord, len(workers))
@@ -122,10 +136,12 @@ func runReal(ctx context.Context, e *Experiment, st *setupState) (*Result, error
 }
 
 type realCoord struct {
-	e     *Experiment
-	c     *coordinator
-	ep    transport.Endpoint
-	start time.Time
+	e  *Experiment
+	c  *coordinator
+	ep transport.Endpoint
+	// clock is the run's start (Unix nanoseconds), shared with the
+	// goroutine workers' records: set when every worker has joined.
+	clock *atomic.Int64
 	job   uint64
 	last  []*transport.Message // the latest release sent to each worker
 	end   time.Duration
@@ -150,6 +166,17 @@ type realCoord struct {
 	accepted []uint64
 	maxSeq   uint64
 	draining bool
+	// Membership (realmember.go): each worker's current incarnation
+	// (0: never joined), whether it is a member of the model, when its
+	// lease ends; whether the workers keep per-point state (a worker that
+	// lost it cannot rejoin); and the counts for the Result.
+	inc      []uint32
+	member   []bool
+	lease    []time.Duration
+	stateful bool
+	rejoins  int
+	expired  int
+	rejected int64
 }
 
 func (rc *realCoord) setInterval(now, eta time.Duration) error {
@@ -201,9 +228,14 @@ func (rc *realCoord) afterRound(ctx context.Context, effs []consistency.Effect, 
 	return rc.deliver(ctx, later)
 }
 
-func (rc *realCoord) now() time.Duration { return time.Since(rc.start) }
+func (rc *realCoord) now() time.Duration {
+	return time.Duration(time.Now().UnixNano() - rc.clock.Load())
+}
 
 func (rc *realCoord) loop(ctx context.Context) error {
+	if err := rc.register(ctx); err != nil {
+		return err
+	}
 	c := rc.c
 	c.snapshot(0)
 	effs, err := c.step(0, consistency.Event{Kind: consistency.EvStart})
@@ -221,6 +253,9 @@ func (rc *realCoord) loop(ctx context.Context) error {
 		now := rc.now()
 		if now >= rc.e.Duration || stop.applied(c.model.Version()) {
 			break
+		}
+		if err := rc.expire(ctx, now); err != nil {
+			return err
 		}
 		if checkEvery > 0 && now >= nextCheck {
 			nextCheck += checkEvery
@@ -257,7 +292,8 @@ func (rc *realCoord) loop(ctx context.Context) error {
 		if checkEvery > 0 {
 			wake = min(wake, nextCheck)
 		}
-		rctx, cancel := context.WithTimeout(ctx, wake-now)
+		wake = min(wake, rc.nextExpiry())
+		rctx, cancel := context.WithTimeout(ctx, max(wake-now, 0))
 		m, err := rc.ep.Recv(rctx)
 		cancel()
 		if err != nil {
@@ -291,21 +327,29 @@ const drainRetries = 50
 // drain ends the run without losing a delta in flight: the coordinator
 // tells every worker to stop (again every Retry), keeps accepting
 // commits (their applies happen; nobody is released again), and ends
-// when every worker has reported, by a heartbeat, a last sequence number
-// it has accepted — or after drainRetries × Retry, when a commit it
-// never received shows in the trace as lost.
+// when every member has left naming a last sequence number it has
+// accepted — or after drainRetries × Retry, when a commit it never
+// received shows in the trace as lost. Workers that are not members
+// (their lease expired) are told to stop but not waited for: whatever
+// they send is refused.
 func (rc *realCoord) drain(ctx context.Context) error {
 	rc.draining = true
 	rc.timer = -1
 	n := len(rc.last)
-	done, left := make([]bool, n), n
+	done, left := make([]bool, n), 0
+	for i := range n {
+		done[i] = !rc.member[i]
+		if !done[i] {
+			left++
+		}
+	}
 	stops := func() error {
 		for i := range n {
-			if done[i] {
+			if done[i] && rc.member[i] {
 				continue
 			}
-			m := &transport.Message{Kind: transport.Stop, To: transport.NodeID(i), Job: rc.job, Reason: "run finished"}
-			if err := rc.ep.Send(ctx, m); err != nil {
+			m := &transport.Message{Kind: transport.Stop, To: transport.NodeID(i), Job: rc.job, Incarnation: rc.inc[i], Reason: "run finished"}
+			if err := rc.send(ctx, m); err != nil {
 				return fmt.Errorf("harness: stop to worker %d: %w", i, err)
 			}
 		}
@@ -335,7 +379,7 @@ func (rc *realCoord) drain(ctx context.Context) error {
 		case err != nil:
 			return fmt.Errorf("harness: coordinator receive: %w", err)
 		}
-		if m.Kind == transport.Heartbeat && m.Job == rc.job && m.From >= 0 && int(m.From) < n {
+		if m.Kind == transport.Leave && rc.current(m) {
 			if w := int(m.From); !done[w] && m.Seq <= rc.accepted[w] {
 				done[w] = true
 				left--
@@ -349,11 +393,23 @@ func (rc *realCoord) drain(ctx context.Context) error {
 	return nil
 }
 
+// send sends m, unless it is to a worker that never joined (a remote
+// worker that is not there: nothing to tell it).
+func (rc *realCoord) send(ctx context.Context, m *transport.Message) error {
+	if m.To >= 0 && rc.inc[m.To] == 0 {
+		return nil
+	}
+	err := rc.ep.Send(ctx, m)
+	if errors.Is(err, transport.ErrUnknownNode) && rc.e.Remote {
+		return nil // a remote worker's stream is gone: it rejoins or its lease ends
+	}
+	return err
+}
+
 func (rc *realCoord) handle(ctx context.Context, m *transport.Message) error {
 	w := consistency.WorkerID(m.From)
-	if m.Job != rc.job || m.From < 0 || int(m.From) >= len(rc.last) {
-		return rc.ep.Send(ctx, &transport.Message{Kind: transport.Reject, To: m.From, Job: rc.job, Seq: m.Seq,
-			Reason: fmt.Sprintf("unknown job %d or worker %v", m.Job, m.From)})
+	if ok, err := rc.admit(ctx, m); !ok || err != nil {
+		return err
 	}
 	switch m.Kind {
 	case transport.Commit:
@@ -365,11 +421,20 @@ func (rc *realCoord) handle(ctx context.Context, m *transport.Message) error {
 		switch {
 		case errors.Is(err, consistency.ErrDuplicate):
 			return rc.ack(ctx, m)
+		case err != nil && rc.e.Remote:
+			// A remote worker's bad commit is refused, not fatal: nothing
+			// of it was applied.
+			return rc.reject(ctx, m, 0, err.Error())
 		case err != nil:
 			return err
 		}
 		rc.accepted[w] = max(rc.accepted[w], m.Seq)
 		rc.maxSeq = max(rc.maxSeq, m.Seq)
+		if rc.e.Remote {
+			s := &rc.st.shards[w].stats
+			s.Commits++
+			s.Points += m.Points
+		}
 		if last := rc.last[w]; last != nil && last.Timer > 0 && last.Clock == m.Clock {
 			rc.observe(now, w, last.Timer, m.Points)
 		}
@@ -385,9 +450,14 @@ func (rc *realCoord) handle(ctx context.Context, m *transport.Message) error {
 		return rc.afterRound(ctx, effs, false)
 	case transport.Heartbeat:
 		if last := rc.last[w]; last != nil && last.Clock >= m.Clock {
-			return rc.ep.Send(ctx, last)
+			return rc.send(ctx, last)
 		}
 		return nil
+	case transport.Leave:
+		return rc.leave(ctx, w, "left: "+m.Reason)
+	}
+	if rc.e.Remote {
+		return rc.reject(ctx, m, 0, fmt.Sprintf("unexpected %v from worker %d", m.Kind, w))
 	}
 	return fmt.Errorf("harness: coordinator got an unexpected %v from worker %d", m.Kind, w)
 }
@@ -412,7 +482,7 @@ func (rc *realCoord) observe(now time.Duration, w consistency.WorkerID, timer ti
 }
 
 func (rc *realCoord) ack(ctx context.Context, m *transport.Message) error {
-	return rc.ep.Send(ctx, &transport.Message{Kind: transport.Ack, To: m.From, Job: rc.job, Seq: m.Seq, Clock: m.Clock})
+	return rc.send(ctx, &transport.Message{Kind: transport.Ack, To: m.From, Job: rc.job, Incarnation: m.Incarnation, Seq: m.Seq, Clock: m.Clock})
 }
 
 func (rc *realCoord) deliver(ctx context.Context, effs []consistency.Effect) error {
@@ -429,8 +499,8 @@ func (rc *realCoord) deliver(ctx context.Context, effs []consistency.Effect) err
 			if last := rc.last[e.Worker]; last != nil {
 				// Best effort: a lost interrupt leaves the worker to
 				// commit at the end of its pass.
-				in := &transport.Message{Kind: transport.Interrupt, To: transport.NodeID(e.Worker), Job: rc.job, Clock: last.Clock}
-				if err := rc.ep.Send(ctx, in); err != nil {
+				in := &transport.Message{Kind: transport.Interrupt, To: transport.NodeID(e.Worker), Job: rc.job, Incarnation: rc.inc[e.Worker], Clock: last.Clock}
+				if err := rc.send(ctx, in); err != nil {
 					return fmt.Errorf("harness: interrupt to worker %d: %w", e.Worker, err)
 				}
 			}
@@ -439,380 +509,15 @@ func (rc *realCoord) deliver(ctx context.Context, effs []consistency.Effect) err
 		default:
 			continue
 		}
-		m := &transport.Message{Kind: transport.Release, To: transport.NodeID(e.Worker), Job: rc.job,
+		m := &transport.Message{Kind: transport.Release, To: transport.NodeID(e.Worker), Job: rc.job, Incarnation: rc.inc[e.Worker],
 			Version: uint64(e.Version), Clock: e.Clock, Budget: int64(e.Budget), Points: rc.st.releasePoints(), Params: rc.c.params,
 			Timer: localTimer(e, rc.timers)}
 		rc.sentAt[e.Worker] = now
 		rc.c.read(now, e)
 		rc.last[e.Worker] = m
-		if err := rc.ep.Send(ctx, m); err != nil {
+		if err := rc.send(ctx, m); err != nil {
 			return fmt.Errorf("harness: release to worker %d: %w", e.Worker, err)
 		}
 	}
 	return nil
-}
-
-type realWorker struct {
-	e     *Experiment
-	sh    *shard
-	ep    transport.Endpoint
-	job   uint64
-	delta *algorithms.Delta
-	held  *transport.Message // a message read while waiting for an ack
-	// heldAt is when held was read, got when the message recv returned
-	// last was: a release's arrival, from which its local timer runs.
-	heldAt, got time.Time
-	// The reader goroutine forwards messages on in; it raises interrupted
-	// when an Interrupt for the clock being computed (computing − 1)
-	// arrives, and stopped on Stop, so a computing worker notices both.
-	// An Interrupt that overtakes its release (it comes from the early
-	// trigger of a worker that finished first) is kept in irq (clock + 1)
-	// for the computation of that clock to find when it starts.
-	in          chan *transport.Message
-	errc        chan error
-	computing   atomic.Uint64
-	irq         atomic.Uint64
-	interrupted atomic.Bool
-	stopped     atomic.Bool
-	wake        chan struct{} // signalled with interrupted, to cut a pause short
-	// owed is the rest of an Injected pause cut short by an interrupt;
-	// the next batch serves it first (as in the simulator).
-	owed time.Duration
-	// isp (ISP runs) holds the workers' replicas, local optimizers and
-	// filters; this worker uses only its own. heldLog is what it reports
-	// after each commit, merged into the trace after the run (the
-	// message format has no field for it).
-	isp     *ispState
-	heldLog []heldRecord
-	// rec records the worker's side of the trace: what it sent, what it
-	// took as accepted. start is the run's start, the trace's time origin.
-	rec   *consistency.Recorder
-	start time.Time
-}
-
-// chunk is how many points a real worker processes between checks for an
-// interrupt: FSP's "commit after the current point", at chunk granularity.
-const chunk = 16
-
-// read pumps the endpoint into w.in until ctx ends or Recv fails.
-func (w *realWorker) read(ctx context.Context) {
-	for {
-		m, err := w.ep.Recv(ctx)
-		if err != nil {
-			w.errc <- err
-			return
-		}
-		switch m.Kind {
-		case transport.Interrupt:
-			w.irq.Store(max(w.irq.Load(), m.Clock+1)) // only this goroutine stores irq
-			if c := w.computing.Load(); c > 0 && m.Clock == c-1 {
-				w.interrupted.Store(true)
-				select {
-				case w.wake <- struct{}{}:
-				default:
-				}
-			}
-			continue
-		case transport.Stop:
-			w.stopped.Store(true)
-		}
-		select {
-		case w.in <- m:
-		case <-ctx.Done():
-			w.errc <- ctx.Err()
-			return
-		}
-	}
-}
-
-// recv returns the next message, or nil after Retry without one.
-func (w *realWorker) recv(ctx context.Context) (*transport.Message, error) {
-	if m := w.held; m != nil {
-		w.held, w.got = nil, w.heldAt
-		return m, nil
-	}
-	t := time.NewTimer(w.e.Retry)
-	defer t.Stop()
-	select {
-	case m := <-w.in:
-		w.got = time.Now()
-		return m, nil
-	case err := <-w.errc:
-		return nil, err
-	case <-t.C:
-		return nil, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-func (w *realWorker) run(ctx context.Context) error {
-	rctx, stop := context.WithCancel(ctx)
-	w.in, w.errc, w.wake = make(chan *transport.Message, 256), make(chan error, 1), make(chan struct{}, 1)
-	done := make(chan struct{})
-	go func() { defer close(done); w.read(rctx) }()
-	defer func() { stop(); <-done }()
-	var want uint64 // the clock of the next release to start
-	waitFrom := time.Now()
-	for {
-		m, err := w.recv(ctx)
-		switch {
-		case err != nil:
-			return err
-		case m == nil:
-			hb := &transport.Message{Kind: transport.Heartbeat, To: transport.Coordinator, Job: w.job, Clock: want, Seq: w.rec.LastSent(w.sh.id)}
-			if err := w.ep.Send(ctx, hb); err != nil {
-				return err
-			}
-			continue
-		case m.Kind == transport.Stop:
-			w.sh.stats.Wait += time.Since(waitFrom)
-			return w.finish(ctx, nil)
-		case m.Kind == transport.Reject:
-			return fmt.Errorf("harness: worker %d rejected: %s", w.sh.id, m.Reason)
-		case m.Kind != transport.Release || m.Clock < want:
-			continue // an old ack, or a release already started
-		}
-		w.sh.stats.Wait += time.Since(waitFrom)
-		commit, err := w.compute(ctx, m)
-		switch {
-		case err != nil:
-			return err
-		case commit == nil:
-			// Stopped while computing: the unsent work is dropped.
-			return w.finish(ctx, nil)
-		}
-		waitFrom = time.Now()
-		want = m.Clock + 1
-		pending, stop, err := w.commit(ctx, commit)
-		if stop || err != nil {
-			w.sh.stats.Wait += time.Since(waitFrom)
-		}
-		switch {
-		case err != nil:
-			return err
-		case stop:
-			return w.finish(ctx, pending)
-		}
-	}
-}
-
-// compute processes the release's budget, pausing like a straggler and
-// stopping early (after the current chunk) when interrupted or, when the
-// release carries a local timer (semi-centralized FSP, §5.2), when the
-// timer has run since the release arrived: a pause in progress then ends
-// at once, the rest owed, as with an interrupt. A natural straggler's
-// slowdown is served after its points, so it stops its points when they
-// and their slowdown would fill the timer.
-func (w *realWorker) compute(ctx context.Context, m *transport.Message) (*transport.Message, error) {
-	sh, st := w.sh, w.e.Stragglers
-	if w.delta == nil {
-		w.delta = algorithms.NewDelta(algorithms.Layout{Params: len(m.Params), Delta: sh.deltaLen, Block: sh.block})
-	}
-	w.delta.Reset()
-	w.interrupted.Store(false)
-	select {
-	case <-w.wake: // a stale signal
-	default:
-	}
-	w.computing.Store(m.Clock + 1)
-	defer w.computing.Store(0)
-	if w.irq.Load() == m.Clock+1 {
-		w.interrupted.Store(true) // its interrupt came first
-	}
-	k := sh.points(int(m.Budget))
-	params := m.Params
-	var iw *ispWorker
-	if w.isp != nil {
-		iw = w.isp.workers[sh.id]
-		params = iw.prepare(m.Params)
-	}
-	t0 := time.Now()
-	var deadline time.Time // zero: no local timer
-	if m.Timer > 0 {
-		deadline = w.got.Add(m.Timer)
-	}
-	slow := 1.0 // how much longer the points take than their computing
-	if sh.straggler && st.Kind == Natural {
-		slow = st.Slowdown
-	}
-	expired := func() bool {
-		return !deadline.IsZero() && !t0.Add(time.Duration(float64(time.Since(t0))*slow)).Before(deadline)
-	}
-	var paused time.Duration
-	if w.owed > 0 {
-		p0 := time.Now()
-		left, err := w.pause(ctx, w.owed, deadline)
-		if err != nil {
-			return nil, err
-		}
-		w.owed = left
-		paused += time.Since(p0)
-	}
-	done := 0
-	for done < k && !w.interrupted.Load() && !w.stopped.Load() && !expired() {
-		seg := min(k-done, chunk)
-		if sh.straggler && st.Kind == Injected && st.Every > 0 {
-			seg = min(seg, st.Every-int(sh.stats.Points%int64(st.Every)))
-		}
-		sh.process(params, seg, w.delta)
-		sh.stats.Points += int64(seg)
-		done += seg
-		if sh.straggler && st.Kind == Injected && st.Every > 0 && sh.stats.Points%int64(st.Every) == 0 {
-			// An interrupt or the local timer cuts the pause short; the
-			// rest is owed.
-			p0 := time.Now()
-			left, err := w.pause(ctx, st.Tau, deadline)
-			if err != nil {
-				return nil, err
-			}
-			w.owed = left
-			paused += time.Since(p0)
-		}
-	}
-	if sh.straggler && st.Kind == Natural {
-		p0 := time.Now()
-		if err := sleep(ctx, time.Duration(float64(time.Since(t0))*(st.Slowdown-1))); err != nil {
-			return nil, err
-		}
-		paused += time.Since(p0)
-	}
-	if w.stopped.Load() {
-		return nil, nil // the run ended: what was computed is not sent
-	}
-	var h *consistency.Held
-	if iw != nil {
-		var err error
-		if h, err = iw.finish(sh.id, w.delta, m.Points); err != nil {
-			return nil, err
-		}
-	}
-	seq := w.rec.Sent(time.Since(w.start), sh.id, m.Clock, consistency.Version(m.Version), w.delta.Count)
-	if h != nil {
-		w.heldLog = append(w.heldLog, heldRecord{seq: seq, clock: m.Clock, held: h})
-	}
-	sh.stats.Busy += time.Since(t0)
-	sh.stats.Paused += paused
-	sh.stats.Commits++
-	return &transport.Message{Kind: transport.Commit, To: transport.Coordinator, Job: w.job, Seq: seq,
-		Version: m.Version, Clock: m.Clock, Points: int64(done), Delta: w.delta}, nil
-}
-
-// commit sends c until it is acknowledged (or a later release shows it was
-// accepted), and records the confirmation. It reports stop when the run
-// ended meanwhile, with c as pending if it was not confirmed yet.
-func (w *realWorker) commit(ctx context.Context, c *transport.Message) (pending *transport.Message, stop bool, err error) {
-	for {
-		if err := w.ep.Send(ctx, c); err != nil {
-			return nil, false, err
-		}
-		for {
-			m, err := w.recv(ctx)
-			switch {
-			case err != nil:
-				return nil, false, err
-			case m == nil:
-				if w.e.bugs.noResend {
-					continue // the deliberate bug of a test
-				}
-				// No ack within Retry: send again.
-			case m.Kind == transport.Ack && (m.Seq == c.Seq || w.e.bugs.anyAck):
-				w.confirm(c.Seq)
-				return nil, false, nil
-			case m.Kind == transport.Release && m.Clock > c.Clock:
-				w.held, w.heldAt = m, w.got
-				w.confirm(c.Seq)
-				return nil, false, nil
-			case m.Kind == transport.Stop:
-				return c, true, nil
-			case m.Kind == transport.Reject:
-				return nil, false, fmt.Errorf("harness: worker %d commit %d rejected: %s", w.sh.id, c.Seq, m.Reason)
-			default:
-				continue // a stale ack or release
-			}
-			break
-		}
-	}
-}
-
-func (w *realWorker) confirm(seq uint64) { w.rec.Confirmed(time.Since(w.start), w.sh.id, seq) }
-
-// finish answers the coordinator's stop until the run's context ends: it
-// sends its unconfirmed commit pending (if any) until it is acknowledged,
-// then heartbeats naming the last sequence number it sent, every Retry
-// and at every message, so the coordinator's drain knows nothing of this
-// worker is in flight.
-func (w *realWorker) finish(ctx context.Context, pending *transport.Message) error {
-	resend := !w.e.bugs.noResend
-	for {
-		var out *transport.Message
-		switch {
-		case pending == nil:
-			out = &transport.Message{Kind: transport.Heartbeat, To: transport.Coordinator, Job: w.job, Seq: w.rec.LastSent(w.sh.id)}
-		case resend:
-			out = pending
-			resend = !w.e.bugs.noResend
-		}
-		if out != nil {
-			if err := w.ep.Send(ctx, out); err != nil {
-				return ignoreCancel(ctx, err)
-			}
-		}
-		m, err := w.recv(ctx)
-		switch {
-		case err != nil:
-			return ignoreCancel(ctx, err)
-		case pending != nil && m != nil && m.Kind == transport.Ack && (m.Seq == pending.Seq || w.e.bugs.anyAck):
-			w.confirm(pending.Seq)
-			pending = nil
-		}
-	}
-}
-
-// ignoreCancel returns nil for an error caused by ctx's end, else err.
-func ignoreCancel(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return nil
-	}
-	return err
-}
-
-// pause sleeps d unless an interrupt or the deadline (if not zero) comes
-// first, and returns the time left.
-func (w *realWorker) pause(ctx context.Context, d time.Duration, deadline time.Time) (time.Duration, error) {
-	if w.interrupted.Load() {
-		return d, nil
-	}
-	t0 := time.Now()
-	sleep := d
-	if !deadline.IsZero() {
-		sleep = min(sleep, deadline.Sub(t0))
-	}
-	if sleep <= 0 {
-		return d, nil
-	}
-	t := time.NewTimer(sleep)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return max(d-time.Since(t0), 0), nil
-	case <-w.wake:
-		return max(d-time.Since(t0), 0), nil
-	case <-ctx.Done():
-		return 0, ctx.Err()
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
