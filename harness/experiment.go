@@ -255,6 +255,12 @@ type mutations struct {
 	// number is not above the highest it accepted from any worker for a
 	// duplicate, and acknowledges it without applying it.
 	globalDedup bool
+	// rejoinConfirms (real): a worker that rejoins after its lease
+	// expired takes its commit in flight as accepted without asking.
+	rejoinConfirms bool
+	// noRejoinRestore (real): a worker with per-point state that gives
+	// up a computed delta keeps the state the delta came from.
+	noRejoinRestore bool
 	// noRestore (virtual, Preempt): a restored worker starts from a fresh
 	// worker instead of the checkpoint of its last commit, so an EM
 	// worker adds its points to the statistics again.
@@ -476,9 +482,9 @@ type Result struct {
 	// state when they left (§4.2).
 	Held, Flushed float64
 	// Preemptions counts the preemptions of every worker
-	// (Experiment.Preempt), Rejoins the joins of restored workers the
-	// coordinator accepted (a worker restored just before the end may
-	// not have rejoined yet).
+	// (Experiment.Preempt), Rejoins the joins the coordinator accepted
+	// of restored workers or of a worker's later incarnations (a worker
+	// restored just before the end may not have rejoined yet).
 	Preemptions, Rejoins int
 	// Evictions lists the scale-in tuner's evictions.
 	Evictions []scalein.Eviction
@@ -490,12 +496,12 @@ type Result struct {
 	// Migration is what data migration recorded (Experiment.Migrate),
 	// nil without.
 	Migration *MigrationResult
-	// Membership (Real): Rejoins counts the joins of a worker's later
-	// incarnations, Expired the leases that ran out, Rejected the worker
-	// messages the coordinator refused (an old incarnation, an unknown job
-	// or worker); nothing a refused message carried was applied.
-	Rejoins, Expired int
-	Rejected         int64
+	// Membership (Real): Expired counts the leases that ran out, Rejected
+	// the worker messages the coordinator refused (an old incarnation, an
+	// unknown job or worker); nothing a refused message carried was
+	// applied.
+	Expired  int
+	Rejected int64
 	// Trace is the run's record; consistency.Check has passed on it.
 	Trace *consistency.Trace
 	// Theta is the final parameter vector.

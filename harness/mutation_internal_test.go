@@ -254,3 +254,106 @@ func TestRunFlagsDivergence(t *testing.T) {
 		}
 	}
 }
+
+// A worker rejoining after its lease expired learns from the join's
+// answer whether its commit in flight was accepted. A worker that took it
+// as accepted regardless would lose it: the checker sees a confirmation
+// the coordinator never gave.
+func TestCheckCatchesRejoinConfirm(t *testing.T) {
+	for _, bug := range []bool{false, true} {
+		synctest.Test(t, func(t *testing.T) {
+			alg := mutationKMeans(t)
+			net, err := NewBlackholeNet(alg.Layout())
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := Experiment{Algorithm: alg, Sync: consistency.MustParse("bsp"), Workers: 4, Batch: 50, Seed: 3,
+				Clock: Real, Duration: 600 * time.Millisecond, Retry: 5 * time.Millisecond, Lease: 100 * time.Millisecond,
+				Network: func(algorithms.Layout) (transport.Transport, error) { return net, nil }}
+			e.bugs.rejoinConfirms = bug
+			done := make(chan struct{})
+			var res *Result
+			go func() { defer close(done); res, err = Run(context.Background(), e) }()
+			time.Sleep(150 * time.Millisecond)
+			net.HoleAtCommit(2)
+			time.Sleep(300 * time.Millisecond)
+			net.Hole(2, false)
+			<-done
+			if !bug {
+				if err != nil {
+					t.Fatalf("without the bug: %v", err)
+				}
+				if res.Rejoins != 1 {
+					t.Fatalf("without the bug: %d rejoins; the scenario needs one", res.Rejoins)
+				}
+				return
+			}
+			wantLost(t, err, "had not accepted it")
+		})
+	}
+}
+
+// realKept is Run on the real clock, keeping the run's state.
+func realKept(t *testing.T, e Experiment) (*Result, *setupState, error) {
+	t.Helper()
+	if err := e.validate(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := setup(&e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := runReal(context.Background(), &e, st)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := finish(context.Background(), &e, st, res); err != nil {
+		t.Fatal(err)
+	}
+	return res, st, consistency.Check(res.Trace)
+}
+
+// A K-means worker cut off with a commit in flight rejoins; its commit
+// was never accepted, so it restores its per-point state from before it.
+// The server's statistics then equal the sum of every point's latest
+// contribution; a worker that kept the state would have its points'
+// contributions in the server disagree with what it remembers (and
+// count the difference again when it reprocesses them). The checker
+// cannot see this: no delta is lost or doubled, only the state diverges.
+func TestRejoinRestoresEMState(t *testing.T) {
+	for _, bug := range []bool{false, true} {
+		synctest.Test(t, func(t *testing.T) {
+			alg := mutationKMeans(t)
+			net, err := NewBlackholeNet(alg.Layout())
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := Experiment{Algorithm: alg, Sync: consistency.MustParse("bsp"), Workers: 4, Batch: 50, Seed: 3,
+				Clock: Real, Duration: 600 * time.Millisecond, Retry: 5 * time.Millisecond, Lease: 100 * time.Millisecond,
+				Network: func(algorithms.Layout) (transport.Transport, error) { return net, nil }}
+			e.bugs.noRejoinRestore = bug
+			go func() {
+				// Early, while assignments still change from round to
+				// round, so the lost commit's state differs.
+				time.Sleep(5 * time.Millisecond)
+				net.HoleAtCommit(2)
+				time.Sleep(300 * time.Millisecond)
+				net.Hole(2, false)
+			}()
+			res, st, err := realKept(t, e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Rejoins != 1 {
+				t.Fatalf("%d rejoins; the scenario needs one", res.Rejoins)
+			}
+			diff := statsMismatch(t, alg, st)
+			switch {
+			case !bug && diff != "":
+				t.Fatalf("after the rejoin: %s", diff)
+			case bug && diff == "":
+				t.Fatal("a rejoined worker that kept the state of its lost commit went unnoticed")
+			}
+		})
+	}
+}

@@ -86,7 +86,11 @@ func runReal(ctx context.Context, e *Experiment, st *setupState) (*Result, error
 	start := &atomic.Int64{}
 	start.Store(time.Now().UnixNano())
 	var workers []*realWorker
-	if !e.Remote {
+	if e.Remote {
+		// The workers' side of the trace is recorded where they run
+		// (WorkerResult.Recorder); the coordinator's trace has its own.
+		st.coord.rec = consistency.NewRecorder(e.Sync, st.ids, false)
+	} else {
 		eps := make([]transport.Endpoint, n)
 		for i := range st.shards {
 			if eps[i], err = tr.Open(transport.NodeID(i)); err != nil {

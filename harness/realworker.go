@@ -394,14 +394,12 @@ func (w *realWorker) join(ctx context.Context, pending *transport.Message) (stop
 // commit it accepted from this worker.
 func (w *realWorker) joined(accepted uint64, pending *transport.Message) error {
 	if pending != nil {
-		if pending.Seq <= accepted {
+		if pending.Seq <= accepted || w.e.bugs.rejoinConfirms {
 			w.confirm(pending.Seq)
 		} else {
 			w.rec.Abandoned(w.since(), w.sh.id, pending.Seq, fmt.Sprintf("not accepted before incarnation %d joined", w.inc))
-			if w.before != nil {
-				if err := w.sh.w.(algorithms.Checkpointer).Restore(*w.before); err != nil {
-					return fmt.Errorf("harness: worker %d: restoring its state from before commit %d: %w", w.sh.id, pending.Seq, err)
-				}
+			if err := w.restoreBefore(fmt.Sprintf("commit %d was not accepted", pending.Seq)); err != nil {
+				return err
 			}
 		}
 	}
@@ -510,7 +508,9 @@ func (w *realWorker) compute(ctx context.Context, m *transport.Message) (*transp
 		paused += time.Since(p0)
 	}
 	if w.stopped.Load() {
-		return nil, nil // the run ended: what was computed is not sent
+		// The run ended: what was computed is not sent, and the
+		// per-point state goes back to match what the server holds.
+		return nil, w.restoreBefore("the run ended while it computed")
 	}
 	var h *consistency.Held
 	if iw != nil {
@@ -570,6 +570,19 @@ func (w *realWorker) commit(ctx context.Context, c *transport.Message) (pending 
 	}
 }
 
+// restoreBefore returns a worker with per-point state to its state
+// before the delta it computed last, which will never be applied.
+func (w *realWorker) restoreBefore(why string) error {
+	if w.before == nil || w.e.bugs.noRejoinRestore {
+		return nil
+	}
+	if err := w.sh.w.(algorithms.Checkpointer).Restore(*w.before); err != nil {
+		return fmt.Errorf("harness: worker %d: restoring its state (%s): %w", w.sh.id, why, err)
+	}
+	w.before = nil
+	return nil
+}
+
 func (w *realWorker) confirm(seq uint64) {
 	w.rec.Confirmed(w.since(), w.sh.id, seq)
 	w.before = nil
@@ -610,9 +623,11 @@ func (w *realWorker) finish(ctx context.Context, pending *transport.Message) err
 	}
 }
 
-// ignoreCancel returns nil for an error caused by ctx's end, else err.
+// ignoreCancel returns nil for an error caused by ctx's end or by the
+// network's closing after the stop (the coordinator's process is done),
+// else err.
 func ignoreCancel(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
+	if ctx.Err() != nil || errors.Is(err, transport.ErrClosed) {
 		return nil
 	}
 	return err

@@ -44,12 +44,17 @@
 //	                           Timer (semi-centralized FSP's local timer, or 0)
 //	Commit     worker → coord  Version, Clock, Points, Delta (or none)
 //	Ack        either          Seq of the message acknowledged
-//	Join       worker → coord  Incarnation
-//	Leave      worker → coord  Delta still held (a filter's Flush), Reason
+//	Join       worker → coord  Incarnation, Seq of the last commit sent
+//	           coord → worker  the join accepted: Seq of the last commit
+//	                           accepted from the worker
+//	Leave      worker → coord  Delta still held (a filter's Flush), Reason;
+//	                           after a Stop, Seq of the last commit sent
 //	Interrupt  coord → worker  commit what was processed so far (FSP)
 //	Stop       coord → worker  Reason
-//	Heartbeat  either          renews the sender's lease
-//	Reject     either          Seq of the message refused, Reason
+//	Heartbeat  either          renews the sender's lease; from a worker,
+//	                           Clock of the next release it has not started
+//	Reject     either          Seq of the message refused, Reason; to a
+//	                           worker, Incarnation to rejoin as (0: none)
 //	Progress   worker → coord  Points processed since the Release
 //
 // Only Release carries Params (the layout's length, or none: the worker
