@@ -146,6 +146,71 @@ func (c *Client) Open(id transport.NodeID) (transport.Endpoint, error) {
 	return e, nil
 }
 
+// ErrNoJob reports that the coordinator has no job description
+// (codes.NotFound): its Server has no Config.Job, or SetJob removed it.
+var ErrNoJob = errors.New("grpcnet: no job description")
+
+// Job fetches the job's description from the coordinator (Config.Job of
+// its Server): one call over the client's connection, with the client's
+// credentials, that passes the same checks as a worker's stream (see the
+// package doc, "Job description") but names no worker and attaches none.
+// It retries nothing: a coordinator that cannot be reached fails it at once
+// (codes.Unavailable, gRPC's fail-fast), and the caller decides whether to
+// call again; while the connection is being made it waits, until ctx is
+// done. Errors start with "grpcnet: job:" and keep the gRPC status
+// (status.Code finds it); one wraps ErrNoJob if the coordinator has none,
+// ctx's error if ctx ended, and transport.ErrClosed after Close.
+func (c *Client) Job(ctx context.Context) ([]byte, error) {
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
+		return nil, fmt.Errorf("grpcnet: job: %w", transport.ErrClosed)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // ends the call if it has not ended
+	fail := func(err error) ([]byte, error) {
+		switch {
+		case status.Code(err) == codes.NotFound:
+			return nil, fmt.Errorf("grpcnet: job: %w: %w", err, ErrNoJob)
+		case c.isClosed(): // Close closed the connection meanwhile
+			return nil, fmt.Errorf("grpcnet: job: %w: %w", err, transport.ErrClosed)
+		case ctx.Err() != nil: // the caller's ctx ended (cancel has not run yet)
+			return nil, fmt.Errorf("grpcnet: job: %w: %w", err, ctx.Err())
+		}
+		return nil, fmt.Errorf("grpcnet: job: %w", err)
+	}
+	s, err := c.cc.NewStream(ctx, jobStreamDesc, fullJobMethod, c.cfg.callOptions()...)
+	if err != nil {
+		return fail(err)
+	}
+	// One empty request frame; the coordinator may have answered
+	// already (io.EOF: RecvMsg tells how).
+	if err := s.SendMsg(&frame{}); err != nil && err != io.EOF {
+		return fail(err)
+	}
+	var f frame
+	if err := s.RecvMsg(&f); err != nil {
+		if err == io.EOF {
+			err = errors.New("the coordinator sent no description")
+		}
+		return fail(err)
+	}
+	if err := s.RecvMsg(&frame{}); err != io.EOF {
+		if err == nil {
+			err = errors.New("the coordinator sent more than one frame")
+		}
+		return fail(err)
+	}
+	return f.b, nil
+}
+
+func (c *Client) isClosed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed
+}
+
 // forget removes e from the open endpoints, so that its ID can be opened
 // again.
 func (c *Client) forget(e *workerEndpoint) {

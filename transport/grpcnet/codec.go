@@ -12,13 +12,16 @@ import (
 // ("application/grpc+syncmodels-frame").
 const codecName = "syncmodels-frame"
 
-// Service and method names. The service has one bidirectional-streaming
-// method; each frame is one message in transport's binary encoding
-// (transport.Message.AppendBinary).
+// Service and method names. The service has a bidirectional-streaming
+// method, Stream, whose frames are messages in transport's binary encoding
+// (transport.Message.AppendBinary), and a server-streaming one, Job, that
+// answers one (empty) request frame with one frame: the job's description.
 const (
-	serviceName = "syncmodels.transport.v1.Transport"
-	methodName  = "Stream"
-	fullMethod  = "/" + serviceName + "/" + methodName
+	serviceName   = "syncmodels.transport.v1.Transport"
+	methodName    = "Stream"
+	fullMethod    = "/" + serviceName + "/" + methodName
+	jobMethodName = "Job"
+	fullJobMethod = "/" + serviceName + "/" + jobMethodName
 )
 
 // Metadata keys of a worker's stream.
@@ -62,19 +65,32 @@ func (codec) Unmarshal(data mem.BufferSlice, v any) error {
 // serviceDesc is the hand-written service description: what protoc would
 // generate for
 //
-//	service Transport { rpc Stream(stream Frame) returns (stream Frame); }
-func serviceDesc(handler grpc.StreamHandler) *grpc.ServiceDesc {
+//	service Transport {
+//	  rpc Stream(stream Frame) returns (stream Frame);
+//	  rpc Job(Frame) returns (stream Frame);
+//	}
+//
+// Job is a stream method, not a unary one, so that it runs through the
+// same stream interceptors (the guard) as Stream.
+func serviceDesc(stream, job grpc.StreamHandler) *grpc.ServiceDesc {
 	return &grpc.ServiceDesc{
 		ServiceName: serviceName,
 		HandlerType: (*any)(nil),
 		Streams: []grpc.StreamDesc{{
 			StreamName:    methodName,
-			Handler:       handler,
+			Handler:       stream,
 			ServerStreams: true,
 			ClientStreams: true,
+		}, {
+			StreamName:    jobMethodName,
+			Handler:       job,
+			ServerStreams: true,
 		}},
 		Metadata: "grpcnet (hand-written, no .proto)",
 	}
 }
 
-var streamDesc = &grpc.StreamDesc{StreamName: methodName, ServerStreams: true, ClientStreams: true}
+var (
+	streamDesc    = &grpc.StreamDesc{StreamName: methodName, ServerStreams: true, ClientStreams: true}
+	jobStreamDesc = &grpc.StreamDesc{StreamName: jobMethodName, ServerStreams: true}
+)

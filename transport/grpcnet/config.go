@@ -128,6 +128,14 @@ type Config struct {
 	OpenRate  float64
 	OpenBurst int
 
+	// Job is a Server's description of the job, opaque bytes (JSON, say)
+	// that a worker fetches with Client.Job before it opens its stream;
+	// the fetch passes the same checks as a stream (see the package doc,
+	// "Job description"). NewServer copies it; Server.SetJob replaces it.
+	// At most MaxMessage bytes. Default (nil, or empty): no job, and a
+	// fetch is answered codes.NotFound. A Client ignores it.
+	Job []byte
+
 	// minPing is the server's keepalive enforcement interval; 0 means
 	// minPingInterval. Tests shorten it.
 	minPing time.Duration
@@ -192,6 +200,9 @@ func (c *Config) validate() error {
 	}
 	if c.now == nil {
 		c.now = time.Now
+	}
+	if len(c.Job) > c.MaxMessage {
+		return fmt.Errorf("grpcnet: Job of %d bytes exceeds MaxMessage %d: %w", len(c.Job), c.MaxMessage, ErrConfig)
 	}
 	return nil
 }

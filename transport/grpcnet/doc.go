@@ -72,6 +72,25 @@
 // delivers nothing. The tests cover each refusal, with the conformance
 // suite run over mutual TLS and a token.
 //
+// # Job description
+//
+// A worker process learns what to run from the coordinator before it
+// attaches: Config.Job holds the job's description, opaque bytes (JSON,
+// say; at most MaxMessage, so gRPC's 4 MiB limit does not apply), which
+// Client.Job fetches and Server.SetJob replaces (a coordinator may know
+// the job only after it built its server). The fetch is a second method of
+// the service, Job, server-streaming with one frame each way (an empty
+// request, the description), so it runs through the same guard as a
+// stream: recovery, logging, TLS or loopback plaintext, the token, the
+// client certificate's job, and a rate limit of OpenRate and OpenBurst in
+// a bucket of its own (fetches do not use up the workers' opens). A fetch
+// is refused with the codes a stream gets and counted in Server.Rejected.
+// It names no worker and attaches none, so any worker certificate of the
+// job will do; a fetch that does name one in "syncmodels-node" (Client.Job
+// does not) must be named by its certificate (codes.PermissionDenied).
+// A server without a description answers codes.NotFound (Client.Job's
+// error wraps ErrNoJob).
+//
 // # Frames
 //
 // Each gRPC message is one transport.Message in transport's own binary

@@ -36,7 +36,8 @@ import (
 // send the panic value and stack as Unknown).
 var errInternal = status.Error(codes.Internal, "grpcnet: internal error")
 
-// Rejections counts what a Server refused, by reason. Nothing a refused
+// Rejections counts what a Server refused, by reason: its streams and its
+// job fetches (Client.Job), which pass the same checks. Nothing a refused
 // stream or frame carried was delivered.
 type Rejections struct {
 	// Handshake counts connections whose TLS handshake failed: no client
@@ -58,8 +59,8 @@ type Rejections struct {
 	// Identity counts streams whose client certificate does not name
 	// their worker (codes.PermissionDenied).
 	Identity int64 `json:"identity"`
-	// RateLimited counts streams refused over the open rate
-	// (codes.ResourceExhausted).
+	// RateLimited counts streams refused over the open rate, and job
+	// fetches over theirs (codes.ResourceExhausted).
 	RateLimited int64 `json:"rate_limited"`
 	// Metadata counts streams whose worker or layout metadata is missing
 	// or malformed (codes.InvalidArgument) or names another layout
@@ -214,8 +215,27 @@ type guard struct {
 	s       *Server
 	job     string   // the job of the token, "" if it names none
 	token   [32]byte // SHA-256 of the token, for a constant-time compare
-	limiter *rate.Limiter
+	opens   limiter  // stream opens
+	fetches limiter  // job fetches: a bucket of their own, so that they do not use up opens
 	logger  *slog.Logger
+}
+
+// limiter is a token bucket of OpenBurst calls refilled at OpenRate per
+// second; it implements ratelimit.Limiter.
+type limiter struct {
+	s    *Server
+	what string // what it limits, for the error
+	l    *rate.Limiter
+}
+
+// Limit admits a call if the bucket holds one; otherwise it counts the
+// refusal (ratelimit answers codes.ResourceExhausted).
+func (l *limiter) Limit(context.Context) error {
+	if l.l.AllowN(l.s.cfg.now(), 1) {
+		return nil
+	}
+	l.s.rej.rateLimited.Add(1)
+	return fmt.Errorf("grpcnet: more than %g %s per second (burst %d)", l.s.cfg.OpenRate, l.what, l.s.cfg.OpenBurst)
 }
 
 func newGuard(s *Server) *guard {
@@ -229,17 +249,33 @@ func newGuard(s *Server) *guard {
 	if math.IsInf(c.OpenRate, 1) {
 		limit = rate.Inf
 	}
-	g.limiter = rate.NewLimiter(limit, c.OpenBurst)
+	g.opens = limiter{s, "stream opens", rate.NewLimiter(limit, c.OpenBurst)}
+	g.fetches = limiter{s, "job fetches", rate.NewLimiter(limit, c.OpenBurst)}
 	return g
 }
 
-// handler returns h wrapped in the chain, outermost first: recovery (a
-// panic becomes a plain Internal), logging (only with a Logger),
-// authentication (TLS or loopback plaintext, token, certificate identity),
-// then the rate limit on stream opens. Authentication comes before the
-// limit so that unauthenticated clients cannot use up the opens of the
-// job's workers.
+// handler returns h, the handler of Stream, wrapped in the chain,
+// outermost first: recovery (a panic becomes a plain Internal), logging
+// (only with a Logger), authentication (TLS or loopback plaintext, token,
+// certificate identity), then the rate limit on stream opens.
+// Authentication comes before the limit so that unauthenticated clients
+// cannot use up the opens of the job's workers.
 func (g *guard) handler(h grpc.StreamHandler) grpc.StreamHandler {
+	return g.chain(h, &grpc.StreamServerInfo{FullMethod: fullMethod, IsClientStream: true, IsServerStream: true},
+		func(ctx context.Context) (context.Context, error) { return g.authenticate(ctx, true) }, &g.opens)
+}
+
+// jobHandler returns h, the handler of Job, wrapped in the same chain as
+// Stream's, with a rate limit of its own and a worker ID that is optional
+// (see authenticate).
+func (g *guard) jobHandler(h grpc.StreamHandler) grpc.StreamHandler {
+	return g.chain(h, &grpc.StreamServerInfo{FullMethod: fullJobMethod, IsServerStream: true},
+		func(ctx context.Context) (context.Context, error) { return g.authenticate(ctx, false) }, &g.fetches)
+}
+
+// chain wraps h, the handler of the method info names, in recovery,
+// logging, authn and the rate limit lim.
+func (g *guard) chain(h grpc.StreamHandler, info *grpc.StreamServerInfo, authn auth.AuthFunc, lim *limiter) grpc.StreamHandler {
 	ics := []grpc.StreamServerInterceptor{
 		recovery.StreamServerInterceptor(recovery.WithRecoveryHandlerContext(g.recovered)),
 	}
@@ -248,9 +284,8 @@ func (g *guard) handler(h grpc.StreamHandler) grpc.StreamHandler {
 			logging.WithLevels(serverLevel), logging.WithFieldsFromContext(nodeField)))
 	}
 	ics = append(ics,
-		auth.StreamServerInterceptor(g.authenticate),
-		ratelimit.StreamServerInterceptor(g))
-	info := &grpc.StreamServerInfo{FullMethod: fullMethod, IsClientStream: true, IsServerStream: true}
+		auth.StreamServerInterceptor(authn),
+		ratelimit.StreamServerInterceptor(lim))
 	for _, ic := range slices.Backward(ics) {
 		next := h
 		h = func(srv any, ss grpc.ServerStream) error { return ic(srv, ss, info, next) }
@@ -258,11 +293,13 @@ func (g *guard) handler(h grpc.StreamHandler) grpc.StreamHandler {
 	return h
 }
 
-// authenticate admits a stream, or refuses it with the right code and
-// counts why: a stream without TLS where TLS is required (or not over
+// authenticate admits a call, or refuses it with the right code and
+// counts why: a call without TLS where TLS is required (or not over
 // loopback), a missing, wrong or other job's token, or a client
-// certificate that does not name the stream's worker.
-func (g *guard) authenticate(ctx context.Context) (context.Context, error) {
+// certificate that does not name the call's worker. A stream (needNode)
+// must name its worker; a job fetch may: if it does not, a client
+// certificate must name some worker of the job.
+func (g *guard) authenticate(ctx context.Context, needNode bool) (context.Context, error) {
 	r := &g.s.rej
 	p, _ := grpcpeer.FromContext(ctx)
 	if p == nil {
@@ -311,6 +348,9 @@ func (g *guard) authenticate(ctx context.Context) (context.Context, error) {
 			return nil, status.Error(codes.PermissionDenied, "grpcnet: the client certificate is of another job")
 		}
 		md, _ := metadata.FromIncomingContext(ctx)
+		if !needNode && len(md.Get(mdNode)) == 0 {
+			return ctx, nil
+		}
 		id, err := nodeFromMD(md)
 		if err != nil {
 			r.metadata.Add(1)
@@ -322,16 +362,6 @@ func (g *guard) authenticate(ctx context.Context) (context.Context, error) {
 		}
 	}
 	return ctx, nil
-}
-
-// Limit implements ratelimit.Limiter: it admits a stream open if the
-// bucket of OpenBurst opens, refilled at OpenRate per second, holds one.
-func (g *guard) Limit(context.Context) error {
-	if g.limiter.AllowN(g.s.cfg.now(), 1) {
-		return nil
-	}
-	g.s.rej.rateLimited.Add(1)
-	return fmt.Errorf("grpcnet: more than %g stream opens per second (burst %d)", g.s.cfg.OpenRate, g.s.cfg.OpenBurst)
 }
 
 // recovered is recovery's handler, and the transport goroutines': it

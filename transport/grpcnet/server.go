@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,6 +36,7 @@ type Server struct {
 
 	malformed atomic.Int64
 	rej       rejections
+	job       atomic.Pointer[[]byte] // the job's description; nil or empty: none
 
 	mu     sync.Mutex
 	closed bool
@@ -64,7 +66,45 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	s.guard = newGuard(s)
 	s.creds = s.serverCreds()
+	s.setJob(cfg.Job)
+	s.cfg.Job = nil // s.job holds it
 	return s, nil
+}
+
+// SetJob replaces the job's description that Client.Job fetches (see
+// Config.Job) with a copy of b; nil or empty removes it, so that fetches
+// are answered codes.NotFound. Fetches in progress get the old one or the
+// new one. A b longer than MaxMessage is refused with ErrConfig and the
+// description is left as it was.
+func (s *Server) SetJob(b []byte) error {
+	if len(b) > s.cfg.MaxMessage {
+		return fmt.Errorf("grpcnet: set job: %d bytes exceed MaxMessage %d: %w", len(b), s.cfg.MaxMessage, ErrConfig)
+	}
+	s.setJob(b)
+	return nil
+}
+
+func (s *Server) setJob(b []byte) {
+	if len(b) == 0 {
+		s.job.Store(nil)
+		return
+	}
+	c := slices.Clone(b)
+	s.job.Store(&c)
+}
+
+// serveJob answers a job fetch, once the guard has admitted it: one frame,
+// the job's description, or codes.NotFound if there is none. The request
+// frame is not read: it carries nothing.
+func (s *Server) serveJob(ss grpc.ServerStream) error {
+	if s.isClosed() {
+		return status.Error(codes.Unavailable, "grpcnet: coordinator closed")
+	}
+	p := s.job.Load()
+	if p == nil {
+		return status.Error(codes.NotFound, "grpcnet: no job description")
+	}
+	return ss.SendMsg(&frame{*p})
 }
 
 // ServerOptions returns the options a grpc.Server that serves s needs:
@@ -85,7 +125,9 @@ func (s *Server) ServerOptions() []grpc.ServerOption {
 // without TLS is refused unless Plaintext, and then unless it is over
 // loopback.
 func (s *Server) Register(r grpc.ServiceRegistrar) {
-	r.RegisterService(serviceDesc(s.guard.handler(func(_ any, ss grpc.ServerStream) error { return s.handle(ss) })), s)
+	r.RegisterService(serviceDesc(
+		s.guard.handler(func(_ any, ss grpc.ServerStream) error { return s.handle(ss) }),
+		s.guard.jobHandler(func(_ any, ss grpc.ServerStream) error { return s.serveJob(ss) })), s)
 }
 
 // Serve serves s on lis with a grpc.Server of its own, built with
