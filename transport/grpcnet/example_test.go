@@ -145,3 +145,43 @@ func Example_tls() {
 	// {Handshake:0 Plaintext:0 NoToken:1 BadToken:0 WrongJob:0 Identity:0 RateLimited:0 Metadata:0 Attached:0 Malformed:0 Panics:0}
 	// <nil>
 }
+
+// A worker process learns its job from the coordinator before it
+// attaches: the coordinator serves a description (here JSON, set after
+// the server was built), and the worker fetches it with the same
+// credentials as its stream, then opens its stream.
+func ExampleClient_Job() {
+	l := algorithms.Layout{Params: 2, Delta: 2}
+	srv, err := grpcnet.NewServer(grpcnet.Config{Layout: l, Plaintext: true})
+	if err != nil {
+		panic(err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(lis) }()
+	cli, err := grpcnet.Dial(lis.Addr().String(), grpcnet.Config{Layout: l, Plaintext: true})
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+
+	_, err = cli.Job(ctx) // no description yet
+	fmt.Println(errors.Is(err, grpcnet.ErrNoJob), status.Code(err))
+
+	if err := srv.SetJob([]byte(`{"workload":"kmeans","workers":2,"seed":1}`)); err != nil {
+		panic(err)
+	}
+	job, err := cli.Job(ctx)
+	fmt.Println(string(job), err)
+
+	cli.Close()
+	srv.Close()
+	fmt.Println(<-served)
+	// Output:
+	// true NotFound
+	// {"workload":"kmeans","workers":2,"seed":1} <nil>
+	// <nil>
+}

@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"strings"
 	"sync/atomic"
@@ -110,18 +111,12 @@ func TestJobNotFound(t *testing.T) {
 	}
 }
 
-// fetch is a bare job fetch with cfg's transport credentials, the
-// metadata md (its token, a worker ID), and how it ended.
+// fetch is a bare job fetch with cfg's transport credentials and the
+// metadata md (its token, a worker ID): the description, or how the call
+// ended if not with OK.
 func fetch(t *testing.T, addr string, cfg grpcnet.Config, md metadata.MD) ([]byte, error) {
 	t.Helper()
-	opts, err := cfg.DialOptions()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cc, err := grpc.NewClient(addr, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cc := bareConn(t, addr, cfg)
 	defer cc.Close()
 	ctx := metadata.NewOutgoingContext(ctxFor(t, 5*time.Second), md)
 	s, err := cc.NewStream(ctx, &grpc.StreamDesc{ServerStreams: true}, "/syncmodels.transport.v1.Transport/Job", grpc.ForceCodecV2(rawCodec{}))
@@ -132,8 +127,14 @@ func fetch(t *testing.T, addr string, cfg grpcnet.Config, md metadata.MD) ([]byt
 	if err := s.SendMsg(&req); err != nil && err != io.EOF {
 		return nil, err
 	}
-	var b []byte
+	var b, more []byte
 	if err := s.RecvMsg(&b); err != nil {
+		return nil, err
+	}
+	if err := s.RecvMsg(&more); err != io.EOF { // how the call ended
+		if err == nil {
+			t.Errorf("job fetch: a second frame %q", more)
+		}
 		return nil, err
 	}
 	return b, nil
@@ -402,5 +403,34 @@ func TestJobRateLimit(t *testing.T) {
 	now.Add(int64(time.Second))
 	if got, err := cli.Job(ctxFor(t, 5*time.Second)); err != nil || string(got) != "job" {
 		t.Errorf("fetch a second later = %q, %v; want the description", got, err)
+	}
+}
+
+// TestJobLoggedAndRecovered: with a Logger, a fetch is logged like a
+// stream (method Job, its code, the worker it names); a panic while
+// serving one (in the logger, for worker 13, when the fetch ends) ends it
+// with a plain Internal, is counted, and the server goes on serving.
+func TestJobLoggedAndRecovered(t *testing.T) {
+	leakCheck(t)
+	l := algorithms.Layout{Params: 1, Delta: 1}
+	h := &panicking{}
+	srv, addr, _ := serve(t, grpcnet.Config{Layout: l, Plaintext: true, Logger: slog.New(h), Job: []byte("job")})
+	cfg := grpcnet.Config{Layout: l, Plaintext: true}
+	got, err := fetch(t, addr, cfg, metadata.Pairs("syncmodels-node", "13"))
+	if st, _ := status.FromError(err); st.Code() != codes.Internal || st.Message() != "grpcnet: internal error" || got != nil {
+		t.Errorf("fetch naming worker 13 = %q, %v; want Internal \"grpcnet: internal error\"", got, err)
+	}
+	if r := srv.Rejected(); r.Panics != 1 || r.Total() != 1 {
+		t.Errorf("Rejected() = %+v; want 1 panic", r)
+	}
+	if got, err := fetch(t, addr, cfg, metadata.Pairs("syncmodels-node", "12")); err != nil || string(got) != "job" {
+		t.Errorf("fetch naming worker 12 = %q, %v; want the description", got, err)
+	}
+	var fin slog.Record
+	eventually(t, "the fetch logged as finished", func() bool { var ok bool; fin, ok = h.find("finished call"); return ok })
+	attrs := map[string]string{}
+	fin.Attrs(func(a slog.Attr) bool { attrs[a.Key] = a.Value.String(); return true })
+	if attrs["grpc.method"] != "Job" || attrs["grpc.code"] != "OK" || attrs["syncmodels.node"] != "12" {
+		t.Errorf("the fetch's record has %v; want grpc.method Job, grpc.code OK, syncmodels.node 12", attrs)
 	}
 }

@@ -100,14 +100,7 @@ func serve(t *testing.T, cfg grpcnet.Config) (*grpcnet.Server, string, transport
 // what a client that does not wait for the coordinator's acceptance gets.
 func attempt(t *testing.T, addr string, cfg grpcnet.Config, id transport.NodeID) error {
 	t.Helper()
-	opts, err := cfg.DialOptions()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cc, err := grpc.NewClient(addr, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cc := bareConn(t, addr, cfg)
 	defer cc.Close()
 	md := metadata.Pairs("syncmodels-node", strconv.Itoa(int(id)), "syncmodels-layout", layoutMD(cfg.Layout))
 	if cfg.Token != "" {
@@ -129,6 +122,21 @@ func attempt(t *testing.T, addr string, cfg grpcnet.Config, id transport.NodeID)
 		t.Errorf("worker %v's stream: a frame %x came back", id, reply)
 	}
 	return err
+}
+
+// bareConn is a connection to addr with cfg's transport credentials (and
+// no token: calls add it to their metadata).
+func bareConn(t *testing.T, addr string, cfg grpcnet.Config) *grpc.ClientConn {
+	t.Helper()
+	opts, err := cfg.DialOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc, err := grpc.NewClient(addr, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cc
 }
 
 func layoutMD(l algorithms.Layout) string {
