@@ -197,9 +197,12 @@ type Experiment struct {
 	// leaves the sync model (EvLeave) and loses the batch it was
 	// computing, not the commits it sent; restored, it rejoins (EvJoin) as
 	// a fresh incarnation whose per-point state is the checkpoint of its
-	// last commit (see preempt.go). Virtual clock; not with ISP,
-	// Replicas, a Tuner, ScaleIn, Indirect or Migrate. nil: no
-	// preemptions.
+	// last commit (see preempt.go). On the Real clock a preemption kills
+	// the worker's goroutine without notice and a restore starts its next
+	// incarnation from the checkpoint of its last commit sent, which the
+	// join's answer confirms or rolls back (see realpreempt.go). Not with
+	// ISP, Replicas, a Tuner, ScaleIn, Indirect, Migrate or Remote. nil:
+	// no preemptions.
 	Preempt *preempt.Config
 	// Stop holds convergence criteria besides Duration (FSP §5.3).
 	Stop Stop
@@ -372,8 +375,10 @@ func (e *Experiment) validate() error {
 		return e.validateMigration()
 	case e.Replicas && e.Sync.Kind == consistency.FSP:
 		return fmt.Errorf("harness: Replicas with %v: the replica design runs BSP, SSP, ASP, quorum and ISP (MLLess has no FSP): %w", e.Sync, ErrConfig)
-	case e.Preempt != nil && (e.Clock != Virtual || e.Sync.Kind == consistency.ISP || e.Replicas || e.Tuner != nil || e.ScaleIn != nil || e.Indirect != nil || e.Migrate != nil):
-		return fmt.Errorf("harness: preemptions need the virtual clock, and run without ISP, Replicas, an interval tuner, scale-in, indirect communication and data migration (got %v, %v): %w",
+	case e.Preempt != nil && e.Remote:
+		return fmt.Errorf("harness: preemptions of remote workers are their hosts' (kill and restart the RunWorker process); Experiment.Preempt is for the runtime's own workers: %w", ErrConfig)
+	case e.Preempt != nil && (e.Sync.Kind == consistency.ISP || e.Replicas || e.Tuner != nil || e.ScaleIn != nil || e.Indirect != nil || e.Migrate != nil):
+		return fmt.Errorf("harness: preemptions run without ISP, Replicas, an interval tuner, scale-in, indirect communication and data migration (got %v, %v): %w",
 			e.Clock, e.Sync, ErrConfig)
 	case e.ControlSample < 0:
 		return fmt.Errorf("harness: control sample %d < 0: %w", e.ControlSample, ErrConfig)

@@ -83,11 +83,8 @@ func (s *sim) newPreemption() (*preemption, error) {
 		return nil, nil
 	}
 	n := len(s.st.shards)
-	for _, sh := range s.st.shards {
-		if _, ok := sh.w.(algorithms.Checkpointer); !ok {
-			return nil, fmt.Errorf("harness: %s worker cannot checkpoint (it does not implement algorithms.Checkpointer), which preemptions need: %w",
-				e.Algorithm.Name(), ErrConfig)
-		}
+	if err := checkpointable(e, s.st); err != nil {
+		return nil, err
 	}
 	p := &preemption{down: make([]bool, n), since: make([]time.Duration, n), inc: make([]uint32, n), saved: make([]workerSave, n)}
 	for w := range n {

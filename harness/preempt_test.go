@@ -226,8 +226,9 @@ func TestPreemptConfigErrors(t *testing.T) {
 		{"alpha", func(e *harness.Experiment) { e.Preempt = &preempt.Config{Alpha: 1.5} }, "harness: preempt: Config.Alpha = 1.5"},
 		{"cycle", func(e *harness.Experiment) { e.Preempt = &preempt.Config{Alpha: 0.5, MeanCycle: time.Second} },
 			"Config.MeanCycle = 1s: mean on-off cycle must be at least two steps"},
-		{"real", func(e *harness.Experiment) { e.Clock = harness.Real }, "preemptions need the virtual clock"},
-		{"isp", func(e *harness.Experiment) { e.Sync = consistency.MustParse("isp") }, "preemptions need the virtual clock, and run without ISP"},
+		{"remote", func(e *harness.Experiment) { e.Clock, e.Remote, e.Network = harness.Real, true, delayed(0) },
+			"preemptions of remote workers are their hosts'"},
+		{"isp", func(e *harness.Experiment) { e.Sync = consistency.MustParse("isp") }, "preemptions run without ISP"},
 	} {
 		e := preemptExp(alg, "bsp", &aggressive)
 		tc.edit(&e)

@@ -86,6 +86,17 @@ func runReal(ctx context.Context, e *Experiment, st *setupState) (*Result, error
 	start := &atomic.Int64{}
 	start.Store(time.Now().UnixNano())
 	var workers []*realWorker
+	var started, ending chan struct{}
+	spawn := func(i int, ep transport.Endpoint, inc uint32) *realWorker {
+		return &realWorker{e: e, sh: st.shards[i], ep: ep, job: job, isp: st.isp, rec: st.coord.rec, start: start, inc: inc}
+	}
+	pres, err := newRealPreempters(e, st, tr, start, spawn)
+	if err != nil {
+		return nil, err
+	}
+	if pres != nil {
+		started, ending = make(chan struct{}), make(chan struct{})
+	}
 	if e.Remote {
 		// The workers' side of the trace is recorded where they run
 		// (WorkerResult.Recorder); the coordinator's trace has its own.
@@ -98,9 +109,13 @@ func runReal(ctx context.Context, e *Experiment, st *setupState) (*Result, error
 			}
 		}
 		workers = make([]*realWorker, n)
-		for i, sh := range st.shards {
-			w := &realWorker{e: e, sh: sh, ep: eps[i], job: job, isp: st.isp, rec: st.coord.rec, start: start, inc: 1}
+		for i := range st.shards {
+			w := spawn(i, eps[i], 1)
 			workers[i] = w
+			if pres != nil {
+				g.Go(func() error { return pres[i].run(gctx, w, started, ending) })
+				continue
+			}
 			g.Go(func() error { return w.run(gctx) })
 		}
 	}
@@ -109,7 +124,7 @@ func runReal(ctx context.Context, e *Experiment, st *setupState) (*Result, error
 		sentAt: make([]time.Duration, n), timers: make([]time.Duration, n),
 		obs: make([]interval.Observation, n), accepted: make([]uint64, n),
 		inc: make([]uint32, n), member: make([]bool, n), lease: make([]time.Duration, n),
-		stateful: algorithms.HasState(st.shards[0].w)}
+		stateful: algorithms.HasState(st.shards[0].w), started: started, ending: ending}
 	loopErr := rc.loop(gctx)
 	stopWorkers()
 	werr := g.Wait()
@@ -122,10 +137,17 @@ func runReal(ctx context.Context, e *Experiment, st *setupState) (*Result, error
 	if werr != nil && !errors.Is(werr, context.Canceled) {
 		return nil, werr
 	}
+	preemptions := 0
+	for i, p := range pres {
+		if err := p.settle(rc.timeUp, rc.accepted[i], rc.now()); err != nil {
+			return nil, err
+		}
+		preemptions += st.shards[i].stats.Preempted
+	}
 	tot := tr.Stats().Total()
 	sent := tot.Sent.Total()
 	res := &Result{Sync: e.Sync, Clock: Real, Duration: rc.end, BytesSent: sent.Bytes, Messages: sent.Messages,
-		Rejoins: rc.rejoins, Expired: rc.expired, Rejected: rc.rejected}
+		Rejoins: rc.rejoins, Expired: rc.expired, Rejected: rc.rejected, Preemptions: preemptions}
 	if st.isp != nil {
 		// The workers have ended: their held reports join the trace.
 		logs := make([][]heldRecord, len(workers))
@@ -181,6 +203,11 @@ type realCoord struct {
 	rejoins  int
 	expired  int
 	rejected int64
+	// Preemptions (realpreempt.go): started is closed when the run's
+	// clock starts, ending when its time is up (timeUp, by that clock);
+	// both nil without preemptions.
+	started, ending chan struct{}
+	timeUp          time.Duration
 }
 
 func (rc *realCoord) setInterval(now, eta time.Duration) error {
@@ -339,6 +366,10 @@ const drainRetries = 50
 func (rc *realCoord) drain(ctx context.Context) error {
 	rc.draining = true
 	rc.timer = -1
+	rc.timeUp = rc.now()
+	if rc.ending != nil {
+		close(rc.ending)
+	}
 	n := len(rc.last)
 	done, left := make([]bool, n), 0
 	for i := range n {

@@ -30,9 +30,15 @@ import (
 //     a restarted process whose last commit sent is older than the last
 //     accepted, is refused for good: its points' contributions are in
 //     the server, and it would add them again.
-//   - Messages of older incarnations, of another job, or from an unknown
-//     worker are refused (Reject without a next incarnation) and counted
-//     (Result.Rejected); nothing they carry is applied.
+//   - Messages of another job or from an unknown worker are refused
+//     (Reject without a next incarnation) and counted (Result.Rejected);
+//     nothing they carry is applied. So are messages of an incarnation
+//     older than the worker's current one, but silently: a later
+//     incarnation joined since, over the worker's link (a transport
+//     keeps one endpoint per node), so an answer would reach that later
+//     incarnation, not the sender — a preempted worker's last commit
+//     still in flight when its successor has joined, for instance.
+//   - A Join that comes once the run's time is up is answered with Stop.
 
 // register waits until every worker has joined once, answering each
 // Join, then starts the run's clock.
@@ -88,6 +94,9 @@ func (rc *realCoord) register(ctx context.Context) error {
 	for i := range rc.lease {
 		rc.lease[i] = rc.e.Lease
 	}
+	if rc.started != nil {
+		close(rc.started)
+	}
 	return nil
 }
 
@@ -132,8 +141,8 @@ func (rc *realCoord) admit(ctx context.Context, m *transport.Message) (bool, err
 		rc.lease[w] = rc.now() + rc.e.Lease
 		return true, nil
 	case m.Incarnation < rc.inc[w]:
-		rc.rejected++
-		return false, rc.reject(ctx, m, 0, fmt.Sprintf("incarnation %d of worker %d is stale: %d joined", m.Incarnation, w, rc.inc[w]))
+		rc.rejected++ // silently: see above
+		return false, nil
 	case rc.draining:
 		rc.rejected++
 		return false, rc.reject(ctx, m, 0, fmt.Sprintf("worker %d is not a member; the run is ending", w))
@@ -147,9 +156,12 @@ func (rc *realCoord) admit(ctx context.Context, m *transport.Message) (bool, err
 func (rc *realCoord) join(ctx context.Context, m *transport.Message) error {
 	w := int(m.From)
 	switch {
-	case m.Incarnation < rc.inc[w] || m.Incarnation == 0:
+	case m.Incarnation == 0:
 		rc.rejected++
-		return rc.reject(ctx, m, 0, fmt.Sprintf("incarnation %d of worker %d is stale: %d joined", m.Incarnation, w, rc.inc[w]))
+		return rc.reject(ctx, m, 0, fmt.Sprintf("worker %d joins as incarnation 0; incarnations start at 1", w))
+	case m.Incarnation < rc.inc[w]:
+		rc.rejected++ // silently: see above
+		return nil
 	case m.Incarnation == rc.inc[w] && rc.member[w]:
 		rc.lease[w] = rc.now() + rc.e.Lease
 		return rc.answerJoin(ctx, w) // its answer was lost
@@ -158,7 +170,7 @@ func (rc *realCoord) join(ctx context.Context, m *transport.Message) error {
 		return rc.reject(ctx, m, rc.inc[w]+1, fmt.Sprintf("worker %d incarnation %d left; rejoin as %d", w, m.Incarnation, rc.inc[w]+1))
 	case rc.draining:
 		rc.rejected++
-		return rc.reject(ctx, m, 0, "the run is ending")
+		return rc.send(ctx, &transport.Message{Kind: transport.Stop, To: m.From, Job: rc.job, Incarnation: m.Incarnation, Reason: "run finished"})
 	case rc.stateful && m.Seq < rc.accepted[w]:
 		rc.rejected++
 		return rc.reject(ctx, m, 0, fmt.Sprintf("worker %d incarnation %d lost its per-point state (its last commit sent is %d; %d was accepted): %s workers cannot restart without it, or their points would count twice",

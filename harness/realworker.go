@@ -174,6 +174,16 @@ type realWorker struct {
 	want     atomic.Uint64
 	lastSend atomic.Int64
 	before   *algorithms.Checkpoint
+	// Preemptions (realpreempt.go): what the worker keeps where a
+	// preemption cannot take it (nil without Experiment.Preempt), the
+	// commit in flight its predecessor left (the join's answer settles
+	// it), when and from how many points the batch in progress started
+	// (zero when none), and when it began to wait.
+	disk      *realDisk
+	inherited *transport.Message
+	batchT0   time.Time
+	batchFrom int64
+	waitFrom  time.Time
 }
 
 // chunk is how many points a real worker processes between checks for an
@@ -262,6 +272,9 @@ func (w *realWorker) recv(ctx context.Context) (*transport.Message, error) {
 			if m.Incarnation != w.inc && m.Kind != transport.Stop && m.Kind != transport.Reject {
 				continue // for an earlier incarnation
 			}
+			if m.Kind == transport.Reject && m.Incarnation != 0 && m.Incarnation <= w.inc {
+				continue // an offer to rejoin as what this worker is already
+			}
 			w.got = time.Now()
 			return m, nil
 		case err := <-w.errc:
@@ -281,8 +294,8 @@ func (w *realWorker) run(ctx context.Context) error {
 	go func() { defer func() { done <- struct{}{} }(); w.read(rctx) }()
 	go func() { defer func() { done <- struct{}{} }(); w.heartbeat(rctx) }()
 	defer func() { stop(); <-done; <-done }()
-	waitFrom := time.Now()
-	stopped, err := w.join(ctx, nil)
+	w.waitFrom = time.Now()
+	stopped, err := w.join(ctx, w.inherited)
 	switch {
 	case err != nil:
 		return err
@@ -302,7 +315,7 @@ func (w *realWorker) run(ctx context.Context) error {
 			}
 			continue
 		case m.Kind == transport.Stop:
-			w.sh.stats.Wait += time.Since(waitFrom)
+			w.sh.stats.Wait += time.Since(w.waitFrom)
 			return w.finish(ctx, nil)
 		case m.Kind == transport.Reject:
 			if stopped, err := w.rejected(ctx, m, nil); err != nil || stopped {
@@ -312,7 +325,7 @@ func (w *realWorker) run(ctx context.Context) error {
 		case m.Kind != transport.Release || m.Clock < want:
 			continue // an old ack, or a release already started
 		}
-		w.sh.stats.Wait += time.Since(waitFrom)
+		w.sh.stats.Wait += time.Since(w.waitFrom)
 		w.want.Store(m.Clock + 1)
 		commit, err := w.compute(ctx, m)
 		switch {
@@ -322,10 +335,10 @@ func (w *realWorker) run(ctx context.Context) error {
 			// Stopped while computing: the unsent work is dropped.
 			return w.finish(ctx, nil)
 		}
-		waitFrom = time.Now()
+		w.waitFrom = time.Now()
 		pending, stop, err := w.commit(ctx, commit)
 		if stop || err != nil {
-			w.sh.stats.Wait += time.Since(waitFrom)
+			w.sh.stats.Wait += time.Since(w.waitFrom)
 		}
 		switch {
 		case err != nil:
@@ -371,7 +384,9 @@ func (w *realWorker) join(ctx context.Context, pending *transport.Message) (stop
 			case m.Kind == transport.Join:
 				return false, w.joined(m.Seq, pending)
 			case m.Kind == transport.Stop:
-				if pending != nil {
+				if pending != nil && w.disk == nil {
+					// (A preemptible worker's is settled after the run,
+					// against what the coordinator accepted.)
 					w.rec.Abandoned(w.since(), w.sh.id, pending.Seq, "the run ended while the worker rejoined")
 				}
 				return true, nil
@@ -398,6 +413,7 @@ func (w *realWorker) joined(accepted uint64, pending *transport.Message) error {
 			w.confirm(pending.Seq)
 		} else {
 			w.rec.Abandoned(w.since(), w.sh.id, pending.Seq, fmt.Sprintf("not accepted before incarnation %d joined", w.inc))
+			w.disk.drop(pending.Seq)
 			if err := w.restoreBefore(fmt.Sprintf("commit %d was not accepted", pending.Seq)); err != nil {
 				return err
 			}
@@ -428,8 +444,14 @@ func (w *realWorker) rejected(ctx context.Context, m *transport.Message, pending
 // at once, the rest owed, as with an interrupt. A natural straggler's
 // slowdown is served after its points, so it stops its points when they
 // and their slowdown would fill the timer.
-func (w *realWorker) compute(ctx context.Context, m *transport.Message) (*transport.Message, error) {
+func (w *realWorker) compute(ctx context.Context, m *transport.Message) (_ *transport.Message, err error) {
 	sh, st := w.sh, w.e.Stragglers
+	w.batchT0, w.batchFrom = time.Now(), sh.stats.Points
+	defer func() {
+		if err == nil {
+			w.batchT0 = time.Time{} // else killed: the batch is lost
+		}
+	}()
 	if w.delta == nil {
 		w.delta = algorithms.NewDelta(algorithms.Layout{Params: len(m.Params), Delta: sh.deltaLen, Block: sh.block})
 	}
@@ -480,7 +502,7 @@ func (w *realWorker) compute(ctx context.Context, m *transport.Message) (*transp
 		paused += time.Since(p0)
 	}
 	done := 0
-	for done < k && !w.interrupted.Load() && !w.stopped.Load() && !expired() {
+	for done < k && !w.interrupted.Load() && !w.stopped.Load() && !expired() && ctx.Err() == nil {
 		seg := min(k-done, chunk)
 		if sh.straggler && st.Kind == Injected && st.Every > 0 {
 			seg = min(seg, st.Every-int(sh.stats.Points%int64(st.Every)))
@@ -512,6 +534,9 @@ func (w *realWorker) compute(ctx context.Context, m *transport.Message) (*transp
 		// per-point state goes back to match what the server holds.
 		return nil, w.restoreBefore("the run ended while it computed")
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // killed (a preemption) or the run's end
+	}
 	var h *consistency.Held
 	if iw != nil {
 		var err error
@@ -520,6 +545,7 @@ func (w *realWorker) compute(ctx context.Context, m *transport.Message) (*transp
 		}
 	}
 	seq := w.rec.Sent(w.since(), sh.id, m.Clock, consistency.Version(m.Version), w.delta.Count)
+	w.disk.sent(seq, sh)
 	if h != nil {
 		w.heldLog = append(w.heldLog, heldRecord{seq: seq, clock: m.Clock, held: h})
 	}
@@ -586,6 +612,7 @@ func (w *realWorker) restoreBefore(why string) error {
 func (w *realWorker) confirm(seq uint64) {
 	w.rec.Confirmed(w.since(), w.sh.id, seq)
 	w.before = nil
+	w.disk.confirm(seq)
 }
 
 // finish answers the coordinator's stop until the run's context ends: it
@@ -617,7 +644,9 @@ func (w *realWorker) finish(ctx context.Context, pending *transport.Message) err
 			w.confirm(pending.Seq)
 			pending = nil
 		case pending != nil && m != nil && m.Kind == transport.Reject:
-			w.rec.Abandoned(w.since(), w.sh.id, pending.Seq, "refused after the stop: "+m.Reason)
+			if w.disk == nil { // else settled after the run
+				w.rec.Abandoned(w.since(), w.sh.id, pending.Seq, "refused after the stop: "+m.Reason)
+			}
 			pending = nil
 		}
 	}
