@@ -193,16 +193,18 @@ type Experiment struct {
 	// Preempt, if set, preempts and restores workers on seeded schedules:
 	// each worker follows DOLL's two-state availability chain (package
 	// preempt; DOLL §III-B4, §V-A), worker n's being
-	// preempt.Schedule(*Preempt, Seed, n, Duration). A preempted worker
-	// leaves the sync model (EvLeave) and loses the batch it was
-	// computing, not the commits it sent; restored, it rejoins (EvJoin) as
-	// a fresh incarnation whose per-point state is the checkpoint of its
-	// last commit (see preempt.go). On the Real clock a preemption kills
-	// the worker's goroutine without notice and a restore starts its next
-	// incarnation from the checkpoint of its last commit sent, which the
-	// join's answer confirms or rolls back (see realpreempt.go). Not with
-	// ISP, Replicas, a Tuner, ScaleIn, Indirect, Migrate or Remote. nil:
-	// no preemptions.
+	// preempt.Schedule(*Preempt, Seed, n, Duration), timed from the run's
+	// start. A preempted worker leaves the sync model (EvLeave) and loses
+	// the batch it was computing; restored, it rejoins (EvJoin) as a fresh
+	// incarnation whose per-point state is the checkpoint of its last
+	// commit. In virtual time its preemption notice follows its last
+	// commit, which is applied (see preempt.go). On the Real clock a
+	// preemption kills the worker's goroutine without notice (the lease
+	// or its next incarnation's join tells the coordinator), and a commit
+	// it sent is applied or, if it never arrived, abandoned by the next
+	// incarnation, whose state the join's answer confirms or rolls back
+	// (see realpreempt.go). Not with ISP, Replicas, a Tuner, ScaleIn,
+	// Indirect, Migrate or Remote. nil: no preemptions.
 	Preempt *preempt.Config
 	// Stop holds convergence criteria besides Duration (FSP §5.3).
 	Stop Stop
