@@ -99,6 +99,14 @@ type compareFlags struct {
 	jsonOut       bool
 	csvDir, plot  string
 	plans         []plan
+	// The gRPC runtime (-clock grpc, syncbench coordinator): where the
+	// coordinator listens, its security, whether compare starts the
+	// worker processes itself, and the runs' state.
+	listen        string
+	net           netFlags
+	spawn         bool
+	coordinator   bool
+	grpc          *grpcRuns
 	stragglerKind harness.StragglerKind
 	clockKind     harness.Clock
 	// pointBytes is a data point's size on the wire (pointBytes of the
@@ -126,7 +134,15 @@ func (f *compareFlags) register(fs *flag.FlagSet) {
 		f.target, f.hasTarget = v, true
 		return nil
 	})
-	fs.StringVar(&f.clock, "clock", "virtual", "virtual (discrete-event simulation, reproducible) or real (goroutines, real sleeps)")
+	if !f.coordinator {
+		fs.StringVar(&f.clock, "clock", "virtual", "virtual (discrete-event simulation, reproducible), real (goroutines, real sleeps) or grpc (worker processes on loopback, over gRPC with TLS)")
+	}
+	listen := "127.0.0.1:0"
+	if f.coordinator {
+		listen = ":7070"
+	}
+	fs.StringVar(&f.listen, "listen", listen, "the coordinator's address with -clock grpc and for syncbench coordinator")
+	f.net.register(fs, false)
 	fs.DurationVar(&f.duration, "duration", compareDefaults.duration, "how long each run lasts (virtual or real time)")
 	fs.DurationVar(&f.evalEvery, "eval-every", 0, fmt.Sprintf("interval between objective snapshots; 0 = -duration/100 (%v for the default -duration)", compareDefaults.duration/100))
 	fs.IntVar(&f.batch, "batch", compareDefaults.batch, "points per commit per worker; 0 = a full pass over the worker's shard (fsp, bsp:full and the FSP presets choose their own)")
@@ -204,9 +220,20 @@ func (f *compareFlags) check() error {
 	if f.stragglers == 0 {
 		f.stragglerKind = harness.NoStragglers
 	}
-	f.clockKind, err = pick("-clock", f.clock, choice[harness.Clock]{"virtual", harness.Virtual}, choice[harness.Clock]{"real", harness.Real})
+	if f.coordinator {
+		f.clock = "grpc"
+	}
+	f.clockKind, err = pick("-clock", f.clock, choice[harness.Clock]{"virtual", harness.Virtual}, choice[harness.Clock]{"real", harness.Real}, choice[harness.Clock]{"grpc", harness.Real})
 	if err != nil {
 		return err
+	}
+	if f.clock == "grpc" {
+		f.spawn = !f.coordinator
+		if !f.spawn || f.net.plaintext || f.net.tlsDir != "" {
+			if err := f.net.check(); err != nil {
+				return err
+			}
+		}
 	}
 	if f.indirect && f.clockKind == harness.Real {
 		return fmt.Errorf("-indirect is a virtual-time cost model: use -clock virtual")
@@ -238,6 +265,9 @@ func (f *compareFlags) check() error {
 		}
 		if f.clockKind == harness.Real && (p.name == "fspv" || p.name == "fspv+semi" || p.migrate) {
 			return fmt.Errorf("-sync %s: FSPV's rollbacks and data migration need -clock virtual", p.name)
+		}
+		if f.clock == "grpc" && (p.spec.Kind == consistency.ISP || p.replicas || p.tuner != nil || p.tunedBatch) {
+			return fmt.Errorf("-sync %s: worker processes cannot run ISP, replicas or tuned presets yet; use -clock real", p.name)
 		}
 		if f.indirect && (p.spec.Kind == consistency.FSP || p.tunedBatch) {
 			return fmt.Errorf("-sync %s: FSP's interrupts and tuners are not modelled over -indirect", p.name)
@@ -297,6 +327,8 @@ type comparison struct {
 	minimize bool
 	runs     []*harness.Result
 	ttt      []time.Duration // per run; -1 when not reached
+	// checks[i] is what the checker found wrong with run i (nil: ok).
+	checks []*consistency.CheckError
 }
 
 func compare(args []string, stdout, stderr io.Writer) int {
@@ -307,8 +339,18 @@ func compare(args []string, stdout, stderr io.Writer) int {
 // runCompare is compare; it also returns the comparison when the runs
 // ran, for tests to look past the printed labels.
 func runCompare(args []string, stdout, stderr io.Writer) (int, *comparison) {
-	const name = "syncbench compare"
-	var f compareFlags
+	return runCompareAs("syncbench compare", false, args, stdout, stderr)
+}
+
+// coordinatorCmd is `syncbench coordinator`: compare's runs over gRPC,
+// with the workers in processes started elsewhere (syncbench worker).
+func coordinatorCmd(args []string, stdout, stderr io.Writer) int {
+	code, _ := runCompareAs("syncbench coordinator", true, args, stdout, stderr)
+	return code
+}
+
+func runCompareAs(name string, coordinator bool, args []string, stdout, stderr io.Writer) (int, *comparison) {
+	f := compareFlags{coordinator: coordinator}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stdout)
 	f.register(fs)
@@ -349,6 +391,13 @@ func runCompare(args []string, stdout, stderr io.Writer) (int, *comparison) {
 	warn(stderr, name, append(f.workloadFlags.ignored(fs), f.ignored(fs, alg)...))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if f.clock == "grpc" {
+		cleanup, err := f.setupGRPC(stderr, name)
+		defer cleanup()
+		if err != nil {
+			return fail(1, err)
+		}
+	}
 	c, err := runComparison(ctx, &f, alg, d, stderr)
 	if err != nil {
 		return fail(1, divergedHint(err, f.lr))
@@ -371,6 +420,11 @@ func runCompare(args []string, stdout, stderr io.Writer) (int, *comparison) {
 	}
 	if err != nil {
 		return fail(1, err)
+	}
+	for i, ce := range c.checks {
+		if ce != nil {
+			return fail(1, fmt.Errorf("%s failed the consistency check (the table's row is not what its label says): %v", c.runs[i].Name, ce.Violations[0]))
+		}
 	}
 	return 0, c
 }
@@ -584,7 +638,8 @@ func (c *comparison) warnings() []string {
 // one at a time so they do not slow each other. Progress goes to stderr:
 // one line per finished run.
 func runComparison(ctx context.Context, f *compareFlags, alg algorithms.Algorithm, d *data, stderr io.Writer) (*comparison, error) {
-	c := &comparison{f: f, alg: alg, d: d, minimize: alg.Minimize(), runs: make([]*harness.Result, len(f.plans))}
+	c := &comparison{f: f, alg: alg, d: d, minimize: alg.Minimize(), runs: make([]*harness.Result, len(f.plans)),
+		checks: make([]*consistency.CheckError, len(f.plans))}
 	par := 1
 	if f.clockKind == harness.Virtual {
 		par = runtime.GOMAXPROCS(0)
@@ -601,8 +656,19 @@ func runComparison(ctx context.Context, f *compareFlags, alg algorithms.Algorith
 				return err
 			}
 
-			res, err := harness.Run(gctx, e)
-			if err != nil {
+			var res *harness.Result
+			if f.grpc != nil {
+				res, err = f.grpc.run(gctx, e, d, i)
+			} else {
+				res, err = harness.Run(gctx, e)
+			}
+			var ce *consistency.CheckError
+			switch {
+			case errors.As(err, &ce) && res != nil:
+				// Reported with the run (check, lost_deltas), and the
+				// command fails after printing it.
+				c.checks[i] = ce
+			case err != nil:
 				return fmt.Errorf("%s: %w", p.name, err)
 			}
 			c.runs[i] = res

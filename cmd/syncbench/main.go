@@ -16,6 +16,9 @@ func main() {
 var commands = []struct{ name, summary string }{
 	{"compare", "run several sync models (bsp, ssp, asp, quorum, fsp, isp) on one workload with stragglers and print a comparison table; the default command"},
 	{"train", "train one algorithm in one process under bulk-synchronous iterations"},
+	{"coordinator", "run compare's sync models with the workers in other processes or hosts, over gRPC (TLS and a token)"},
+	{"worker", "one worker process of a coordinator's job: syncbench worker -coordinator HOST:PORT -id N -tls-dir DIR"},
+	{"tls", "create a job's CA, coordinator and worker certificates and token: syncbench tls -dir DIR -workers N -hosts NAMES"},
 	{"reproduce", "rerun a paper's evaluation into a Markdown report: reproduce fsp, reproduce mlless"},
 	{"help", "print this message"},
 }
@@ -72,6 +75,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return train(args, stdout, stderr)
 	case "reproduce":
 		return reproduce(args, stdout, stderr)
+	case "coordinator":
+		return coordinatorCmd(args, stdout, stderr)
+	case "worker":
+		return worker(args, stdout, stderr)
+	case "tls":
+		return tlsCmd(args, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "syncbench: unknown command %q (want %s); run 'syncbench -h' for help\n", cmd, commandNames())
 		return 2

@@ -1,0 +1,285 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/syncmodels/syncmodels/cluster"
+	"github.com/syncmodels/syncmodels/harness"
+	"github.com/syncmodels/syncmodels/transport"
+	"github.com/syncmodels/syncmodels/transport/grpcnet"
+	"github.com/syncmodels/syncmodels/transport/grpcnet/jobtls"
+)
+
+// The gRPC runtime's commands: `syncbench coordinator` (compare's runs
+// with the workers in other processes), `syncbench worker` (one of them),
+// `syncbench tls` (a job's CA, certificates and token), and compare's
+// -clock grpc (a coordinator in process and worker processes it starts on
+// loopback). The work is package cluster's; this file is flags.
+
+// netFlags are the connection flags of the coordinator and its workers.
+type netFlags struct {
+	tlsDir    string
+	plaintext bool
+	lease     time.Duration
+	join      time.Duration
+}
+
+func (n *netFlags) register(fs *flag.FlagSet, worker bool) {
+	fs.StringVar(&n.tlsDir, "tls-dir", "", "directory of the job's CA, certificates and token (syncbench tls); TLS 1.3 with client certificates")
+	fs.BoolVar(&n.plaintext, "plaintext", false, "no TLS and no token: only over loopback addresses, for local tests")
+	if !worker {
+		fs.DurationVar(&n.lease, "lease", time.Second, "a worker silent this long leaves the run (its lease expires) and rejoins as its next incarnation")
+		fs.DurationVar(&n.join, "join-timeout", time.Minute, "how long the coordinator waits for every worker to join")
+	}
+}
+
+func (n *netFlags) check() error {
+	switch {
+	case n.tlsDir == "" && !n.plaintext:
+		return errors.New("-tls-dir: give the job's TLS directory (syncbench tls -dir DIR creates one), or -plaintext for loopback only")
+	case n.tlsDir != "" && n.plaintext:
+		return errors.New("-plaintext with -tls-dir: choose one")
+	case n.lease < 0 || n.join < 0:
+		return fmt.Errorf("-lease %v, -join-timeout %v: want positive durations", n.lease, n.join)
+	}
+	return nil
+}
+
+// server returns the coordinator's gRPC configuration.
+func (n *netFlags) server() (grpcnet.Config, error) {
+	if n.plaintext {
+		return grpcnet.Config{Plaintext: true}, nil
+	}
+	c, err := jobtls.LoadServer(n.tlsDir)
+	if err != nil {
+		return grpcnet.Config{}, err
+	}
+	return grpcnet.Config{TLS: c.TLS, Token: c.Token}, nil
+}
+
+// client returns worker id's gRPC configuration.
+func (n *netFlags) client(id int) (grpcnet.Config, error) {
+	if n.plaintext {
+		return grpcnet.Config{Plaintext: true}, nil
+	}
+	c, err := jobtls.LoadWorker(n.tlsDir, transport.NodeID(id))
+	if err != nil {
+		return grpcnet.Config{}, err
+	}
+	return grpcnet.Config{TLS: c.TLS, Token: c.Token}, nil
+}
+
+// grpcRuns runs compare's experiments as cluster coordinator runs on one
+// address, one after another.
+type grpcRuns struct {
+	f   *compareFlags
+	cfg grpcnet.Config
+	lis net.Listener // the first run's; later runs listen again on addr
+	// addr is where the coordinator listens.
+	addr string
+	// local starts and stops the worker processes of compare -clock grpc;
+	// nil for syncbench coordinator.
+	local *cluster.Local
+	// refused is what each run's server refused.
+	refused []grpcnet.Rejections
+}
+
+// setupGRPC prepares compare's gRPC runs: the listener, the security, and
+// for -clock grpc a job TLS directory and the worker processes.
+func (f *compareFlags) setupGRPC(stderr io.Writer, name string) (cleanup func(), err error) {
+	g := &grpcRuns{f: f}
+	cleanup = func() {}
+	lis, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return cleanup, fmt.Errorf("-listen %s: %w", f.listen, err)
+	}
+	g.lis, g.addr = lis, lis.Addr().String()
+	if f.spawn {
+		dir, err := os.MkdirTemp("", "syncbench-job-")
+		if err != nil {
+			lis.Close()
+			return cleanup, err
+		}
+		cleanup = func() { os.RemoveAll(dir) }
+		if err := jobtls.Create(dir, "syncbench-"+strconv.FormatUint(f.seed, 10), f.workers, []string{"127.0.0.1", "localhost"}); err != nil {
+			lis.Close()
+			return cleanup, err
+		}
+		f.net.tlsDir = dir
+	}
+	if g.cfg, err = f.net.server(); err != nil {
+		lis.Close()
+		return cleanup, err
+	}
+	if f.spawn {
+		exe, err := os.Executable()
+		if err != nil {
+			lis.Close()
+			return cleanup, err
+		}
+		dir := f.net.tlsDir
+		g.local = &cluster.Local{Command: func(id int, inc uint32) *exec.Cmd {
+			cmd := exec.Command(exe, "worker", "-coordinator", g.addr, "-id", strconv.Itoa(id),
+				"-incarnation", strconv.FormatUint(uint64(inc), 10), "-tls-dir", dir)
+			cmd.Env = append(os.Environ(), mainEnv+"=1")
+			return cmd
+		}}
+		for i := range f.workers {
+			if err := g.local.Start(i); err != nil {
+				lis.Close()
+				return cleanup, err
+			}
+		}
+		prev := cleanup
+		cleanup = func() {
+			for id, err := range g.local.Wait(10 * time.Second) {
+				if err != nil {
+					fmt.Fprintf(stderr, "%s: worker process %d: %v\n%s", name, id, err, indent(g.local.Output(id)))
+				}
+			}
+			prev()
+		}
+	} else {
+		fmt.Fprintf(stderr, "%s: listening on %s for %d workers\n", name, g.addr, f.workers)
+	}
+	f.grpc = g
+	return cleanup, nil
+}
+
+// mainEnv, set in a process's environment, makes a test binary run
+// syncbench's main (the worker processes of compare -clock grpc in tests).
+const mainEnv = "SYNCBENCH_RUN_MAIN"
+
+func indent(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ") + "\n"
+}
+
+// run runs experiment e, over data d, as run i of the comparison.
+func (g *grpcRuns) run(ctx context.Context, e harness.Experiment, d *data, i int) (*harness.Result, error) {
+	e.Lease, e.JoinTimeout = g.f.net.lease, g.f.net.join
+	job, err := cluster.NewJob(g.f.spec(), e, d.workload())
+	if err != nil {
+		return nil, err
+	}
+	job.Run, job.Runs = i, len(g.f.plans)
+	lis := g.lis
+	g.lis = nil
+	if lis == nil {
+		if lis, err = net.Listen("tcp", g.addr); err != nil {
+			return nil, fmt.Errorf("listening again on %s: %w", g.addr, err)
+		}
+	}
+	rep, err := (&cluster.Coordinator{Experiment: e, Job: job, Net: g.cfg}).Run(ctx, lis)
+	if rep == nil {
+		return nil, err
+	}
+	g.refused = append(g.refused, rep.Refused)
+	return rep.Result, err
+}
+
+// worker is `syncbench worker`.
+func worker(args []string, stdout, stderr io.Writer) int {
+	const name = "syncbench worker"
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	var (
+		n      netFlags
+		target string
+		id     int
+		inc    uint
+		wait   time.Duration
+	)
+	n.register(fs, true)
+	fs.StringVar(&target, "coordinator", "", "the coordinator's address, HOST:PORT (required)")
+	fs.IntVar(&id, "id", -1, "this worker's ID, 0 to workers−1 (required)")
+	fs.UintVar(&inc, "incarnation", 1, "this process's incarnation: 1, or the next after a crash (the coordinator refuses an old one and names the next)")
+	fs.DurationVar(&wait, "wait", time.Minute, "how long to keep trying to reach the coordinator")
+	check := func() error {
+		switch {
+		case target == "":
+			return errors.New("-coordinator: give the coordinator's HOST:PORT")
+		case id < 0:
+			return errors.New("-id: give this worker's ID (0 to workers−1)")
+		case inc < 1 || inc > 1<<32-1:
+			return fmt.Errorf("-incarnation %d: want 1 to %d", inc, uint64(1<<32-1))
+		case wait <= 0:
+			return fmt.Errorf("-wait %v: want a positive duration", wait)
+		}
+		return n.check()
+	}
+	if code, ok := parseFlags(fs, args, check, stderr); !ok {
+		return code
+	}
+	cfg, err := n.client(id)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, oneLine(err))
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	w := &cluster.Worker{Target: target, ID: id, Incarnation: uint32(inc), Net: cfg, Wait: wait}
+	results, err := w.Run(ctx)
+	for i, r := range results {
+		fmt.Fprintf(stderr, "%s %d: run %d: %d commits, %d points, incarnation %d, %d rejoins\n",
+			name, id, i, r.Stats.Commits, r.Stats.Points, r.Incarnation, r.Rejoins)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%s %d: %v\n", name, id, oneLine(err))
+		return 1
+	}
+	return 0
+}
+
+// tlsCmd is `syncbench tls`: it writes a job's CA, the coordinator's
+// certificate, one per worker and the job's token into a directory.
+func tlsCmd(args []string, stdout, stderr io.Writer) int {
+	const name = "syncbench tls"
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	var dir, job, hosts string
+	var workers int
+	fs.StringVar(&dir, "dir", "", "directory to create (required); it must not hold a job already")
+	fs.StringVar(&job, "job", "syncbench", "the job's name, in every certificate and the token")
+	fs.IntVar(&workers, "workers", 16, "how many worker certificates to issue")
+	fs.StringVar(&hosts, "hosts", "127.0.0.1,localhost", "comma-separated names and addresses the coordinator is reached by")
+	check := func() error {
+		switch {
+		case dir == "":
+			return errors.New("-dir: give the directory to create")
+		case workers < 1:
+			return fmt.Errorf("-workers %d: want at least 1", workers)
+		}
+		return nil
+	}
+	if code, ok := parseFlags(fs, args, check, stderr); !ok {
+		return code
+	}
+	var hs []string
+	for h := range strings.SplitSeq(hosts, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			hs = append(hs, h)
+		}
+	}
+	if err := jobtls.Create(dir, job, workers, hs); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, oneLine(err))
+		return 1
+	}
+	fmt.Fprintf(stdout, "%s: job %q: CA, coordinator certificate for %s, %d worker certificates and the token in %s\n"+
+		"copy ca.pem, token and worker-ID.pem/worker-ID-key.pem to each worker host; keep ca-key.pem off them\n",
+		name, job, strings.Join(hs, ", "), workers, dir)
+	return 0
+}
