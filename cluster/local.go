@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -18,6 +19,9 @@ import (
 // when they are nil, its Stdout and Stderr (kept, for Output).
 type Local struct {
 	Command func(id int, incarnation uint32) *exec.Cmd
+	// OnExit, if set, is called (from another goroutine) when a worker
+	// process ends; killed says Local killed it.
+	OnExit func(id int, incarnation uint32, err error, killed bool)
 
 	mu    sync.Mutex
 	procs map[int]*proc
@@ -25,7 +29,8 @@ type Local struct {
 }
 
 type proc struct {
-	cmd  *exec.Cmd
+	killed atomic.Bool
+	cmd    *exec.Cmd
 	inc  uint32
 	out  *syncBuffer
 	done chan struct{}
@@ -80,9 +85,13 @@ func (l *Local) Start(id int) error {
 	}
 	p := &proc{cmd: cmd, inc: inc, out: out, done: make(chan struct{})}
 	l.procs[id] = p
+	onExit := l.OnExit
 	go func() {
 		p.err = cmd.Wait()
 		close(p.done)
+		if onExit != nil {
+			onExit(id, inc, p.err, p.killed.Load())
+		}
 	}()
 	return nil
 }
@@ -98,6 +107,7 @@ func (l *Local) Kill(id int) error {
 	if p == nil {
 		return fmt.Errorf("cluster: worker %d was never started", id)
 	}
+	p.killed.Store(true)
 	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
 		return fmt.Errorf("cluster: killing worker %d: %w", id, err)
 	}
@@ -129,6 +139,7 @@ func (l *Local) Wait(timeout time.Duration) map[int]error {
 		case <-p.done:
 		case <-deadline:
 			deadline = closedTimer()
+			p.killed.Store(true)
 			p.cmd.Process.Signal(syscall.SIGKILL)
 			<-p.done
 		}

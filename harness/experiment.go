@@ -472,7 +472,9 @@ type Result struct {
 	Iterations float64
 	Workers    []WorkerStats
 	// WaitFraction is the share of worker time spent waiting between a
-	// commit and the next release.
+	// commit and the next release. With Remote workers it is the
+	// coordinator's view (from a commit's arrival to the next release's
+	// sending), and WorkerStats' Busy and Paused are not measured (0).
 	WaitFraction float64
 	// BytesSent counts both directions, as encoded for the wire, and the
 	// data migration's windows. Under ISP a commit carries only the

@@ -124,7 +124,10 @@ func runReal(ctx context.Context, e *Experiment, st *setupState) (*Result, error
 		sentAt: make([]time.Duration, n), timers: make([]time.Duration, n),
 		obs: make([]interval.Observation, n), accepted: make([]uint64, n),
 		inc: make([]uint32, n), member: make([]bool, n), lease: make([]time.Duration, n),
-		stateful: algorithms.HasState(st.shards[0].w), started: started, ending: ending}
+		stateful: algorithms.HasState(st.shards[0].w), started: started, ending: ending, waitFrom: make([]time.Duration, n)}
+	for i := range rc.waitFrom {
+		rc.waitFrom[i] = -1
+	}
 	loopErr := rc.loop(gctx)
 	stopWorkers()
 	werr := g.Wait()
@@ -208,6 +211,10 @@ type realCoord struct {
 	// both nil without preemptions.
 	started, ending chan struct{}
 	timeUp          time.Duration
+	// waitFrom[w] (Remote) is when worker w's latest commit arrived, if
+	// no release followed it yet (−1 otherwise): the coordinator's view of
+	// its wait, since a remote worker's own measurements stay with it.
+	waitFrom []time.Duration
 }
 
 func (rc *realCoord) setInterval(now, eta time.Duration) error {
@@ -344,6 +351,11 @@ func (rc *realCoord) loop(ctx context.Context) error {
 		return err
 	}
 	rc.end = rc.now()
+	for w, from := range rc.waitFrom {
+		if from >= 0 {
+			rc.st.shards[w].stats.Wait += rc.end - from
+		}
+	}
 	if _, err := c.step(rc.end, consistency.Event{Kind: consistency.EvStop}); err != nil {
 		return err
 	}
@@ -469,6 +481,7 @@ func (rc *realCoord) handle(ctx context.Context, m *transport.Message) error {
 			s := &rc.st.shards[w].stats
 			s.Commits++
 			s.Points += m.Points
+			rc.waitFrom[w] = now
 		}
 		if last := rc.last[w]; last != nil && last.Timer > 0 && last.Clock == m.Clock {
 			rc.observe(now, w, last.Timer, m.Points)
@@ -548,6 +561,10 @@ func (rc *realCoord) deliver(ctx context.Context, effs []consistency.Effect) err
 			Version: uint64(e.Version), Clock: e.Clock, Budget: int64(e.Budget), Points: rc.st.releasePoints(), Params: rc.c.params,
 			Timer: localTimer(e, rc.timers)}
 		rc.sentAt[e.Worker] = now
+		if from := rc.waitFrom[e.Worker]; from >= 0 {
+			rc.st.shards[e.Worker].stats.Wait += now - from
+			rc.waitFrom[e.Worker] = -1
+		}
 		rc.c.read(now, e)
 		rc.last[e.Worker] = m
 		if err := rc.send(ctx, m); err != nil {

@@ -61,6 +61,7 @@ type WorkerResult struct {
 // A Reject without a next incarnation (a worker whose state the
 // coordinator cannot take back) ends RunWorker with an error naming it.
 func RunWorker(ctx context.Context, e Experiment, ep transport.Endpoint, opt WorkerOptions) (*WorkerResult, error) {
+	e.Remote = false // the coordinator's setting: this is the worker's side
 	if err := e.validate(); err != nil {
 		return nil, err
 	}

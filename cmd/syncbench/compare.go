@@ -391,14 +391,19 @@ func runCompareAs(name string, coordinator bool, args []string, stdout, stderr i
 	warn(stderr, name, append(f.workloadFlags.ignored(fs), f.ignored(fs, alg)...))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	if f.clock == "grpc" {
-		cleanup, err := f.setupGRPC(stderr, name)
+		cleanup, err := f.setupGRPC(stderr, name, cancel)
 		defer cleanup()
 		if err != nil {
 			return fail(1, err)
 		}
 	}
 	c, err := runComparison(ctx, &f, alg, d, stderr)
+	if cause := context.Cause(ctx); err != nil && cause != nil && !errors.Is(cause, context.Canceled) {
+		err = cause
+	}
 	if err != nil {
 		return fail(1, divergedHint(err, f.lr))
 	}

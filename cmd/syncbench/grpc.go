@@ -97,7 +97,10 @@ type grpcRuns struct {
 
 // setupGRPC prepares compare's gRPC runs: the listener, the security, and
 // for -clock grpc a job TLS directory and the worker processes.
-func (f *compareFlags) setupGRPC(stderr io.Writer, name string) (cleanup func(), err error) {
+//
+// A worker process that fails (exits with an error it was not killed
+// for) cancels the comparison through cancel, naming it.
+func (f *compareFlags) setupGRPC(stderr io.Writer, name string, cancel context.CancelCauseFunc) (cleanup func(), err error) {
 	g := &grpcRuns{f: f}
 	cleanup = func() {}
 	lis, err := net.Listen("tcp", f.listen)
@@ -135,6 +138,11 @@ func (f *compareFlags) setupGRPC(stderr io.Writer, name string) (cleanup func(),
 			cmd.Env = append(os.Environ(), mainEnv+"=1")
 			return cmd
 		}}
+		g.local.OnExit = func(id int, inc uint32, err error, killed bool) {
+			if err != nil && !killed {
+				cancel(fmt.Errorf("worker process %d (incarnation %d) failed: %v: %s", id, inc, err, strings.TrimSpace(g.local.Output(id))))
+			}
+		}
 		for i := range f.workers {
 			if err := g.local.Start(i); err != nil {
 				lis.Close()

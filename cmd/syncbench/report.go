@@ -21,7 +21,7 @@ func (c *comparison) writeTable(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "syncbench compare: %s on %s\n", c.alg.Name(), c.d.describe())
 	fmt.Fprintf(&b, "%d workers, batch %s, %s\n", f.workers, batchName(f.batch), c.stragglerLine())
-	fmt.Fprintf(&b, "%s clock, %v per run, objective every %v, seed %d\n", f.clockKind, f.duration, f.evalEvery, f.seed)
+	fmt.Fprintf(&b, "%s, %v per run, objective every %v, seed %d\n", f.clockName(), f.duration, f.evalEvery, f.seed)
 	if f.indirect {
 		fmt.Fprintf(&b, "indirect communication: a store (RTT %v, %s/s shared) and a signalling channel (%v); bytes sent include the store's\n",
 			f.storeRTT, formatBytes(int64(f.storeBW)), f.signal)
@@ -165,6 +165,18 @@ type runJSON struct {
 	DivergedAtS  *float64 `json:"diverged_at_s,omitempty"`
 	Iterations   float64  `json:"iterations"`
 	Versions     uint64   `json:"versions"`
+	// Check is "ok", or the first violation consistency.Check found;
+	// LostDeltas and DuplicateApplies count its lost and doubled deltas.
+	// Rejoins, ExpiredLeases and RejectedMessages are the real runtime's
+	// membership counts (and, over gRPC, what the server refused before
+	// the coordinator saw it: refused_streams).
+	Check            string `json:"check"`
+	LostDeltas       int    `json:"lost_deltas"`
+	DuplicateApplies int    `json:"duplicate_applies"`
+	Rejoins          int    `json:"rejoins"`
+	ExpiredLeases    int    `json:"expired_leases"`
+	RejectedMessages int64  `json:"rejected_messages"`
+	RefusedStreams   *int64 `json:"refused_streams,omitempty"`
 	WaitFraction float64  `json:"wait_fraction"`
 	BytesSent    int64    `json:"bytes_sent"`
 	Messages     int64    `json:"messages"`
@@ -259,7 +271,7 @@ func (c *comparison) json() compareJSON {
 		Scenario: scenarioJSON{
 			workloadJSON: f.workloadJSON(c.alg, c.d, f.workers, f.batch),
 			Stragglers:   f.stragglers, StragglerKind: f.stragglerKind.String(), StragglerWorkers: []int{},
-			TauS: f.tau.Seconds(), Every: f.every, Slowdown: f.slowdown, Clock: f.clockKind.String(),
+			TauS: f.tau.Seconds(), Every: f.every, Slowdown: f.slowdown, Clock: f.clockJSON(),
 			DurationS: f.duration.Seconds(), EvalEveryS: f.evalEvery.Seconds(), PointCostS: f.pointCost.Seconds(),
 			LatencyS: f.latency.Seconds(), Bandwidth: f.bandwidth, Replicas: f.replicas,
 		},
@@ -282,6 +294,12 @@ func (c *comparison) json() compareJSON {
 			Sync: r.Name, FinalObjective: number(r.Final), Iterations: r.Iterations, Versions: uint64(r.Versions),
 			WaitFraction: r.WaitFraction, BytesSent: r.BytesSent, Messages: r.Messages,
 			Migration: newMigrationJSON(r.Migration),
+		}
+		rj.Check, rj.LostDeltas, rj.DuplicateApplies = checkSummary(c.checks[i])
+		rj.Rejoins, rj.ExpiredLeases, rj.RejectedMessages = r.Rejoins, r.Expired, r.Rejected
+		if g := f.grpc; g != nil && i < len(g.refused) {
+			n := g.refused[i].Total()
+			rj.RefusedStreams = &n
 		}
 		if c.ttt[i] >= 0 {
 			s := c.ttt[i].Seconds()
@@ -372,4 +390,37 @@ func (n number) MarshalJSON() ([]byte, error) {
 		return []byte("null"), nil
 	}
 	return json.Marshal(f)
+}
+
+// checkSummary returns a run's check verdict: "ok" or its first
+// violation, and the lost and doubled deltas it counts.
+func checkSummary(ce *consistency.CheckError) (verdict string, lost, twice int) {
+	if ce == nil {
+		return "ok", 0, 0
+	}
+	for _, v := range ce.Violations {
+		switch v.Rule {
+		case consistency.RuleLost:
+			lost++
+		case consistency.RuleTwice:
+			twice++
+		}
+	}
+	return ce.Violations[0].String(), lost, twice
+}
+
+// clockName is the runtime in the table's words.
+func (f *compareFlags) clockName() string {
+	if f.clock == "grpc" {
+		return "grpc runtime (worker processes over gRPC, real clock)"
+	}
+	return f.clockKind.String() + " clock"
+}
+
+// clockJSON is the runtime in the JSON's words: virtual, real or grpc.
+func (f *compareFlags) clockJSON() string {
+	if f.clock == "grpc" {
+		return "grpc"
+	}
+	return f.clockKind.String()
 }
