@@ -150,3 +150,13 @@ func TestLongTrainFashionMatchesScikitLearn(t *testing.T) {
 		}
 	}
 }
+
+// TestMain runs syncbench's main when mainEnv is set: compare -clock grpc
+// starts its worker processes from os.Executable, which in tests is this
+// test binary.
+func TestMain(m *testing.M) {
+	if os.Getenv(mainEnv) != "" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}

@@ -1,0 +1,280 @@
+package cluster_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/syncmodels/syncmodels/cluster"
+	"github.com/syncmodels/syncmodels/consistency"
+	"github.com/syncmodels/syncmodels/harness"
+	"github.com/syncmodels/syncmodels/transport"
+	"github.com/syncmodels/syncmodels/transport/grpcnet"
+	"github.com/syncmodels/syncmodels/transport/grpcnet/jobtls"
+	"github.com/syncmodels/syncmodels/workload"
+)
+
+// Worker processes of the tests are this test binary, run with
+// workerEnv set: TestMain then runs one cluster.Worker and exits.
+const workerEnv = "CLUSTER_TEST_WORKER"
+
+func TestMain(m *testing.M) {
+	if args := os.Getenv(workerEnv); args != "" {
+		os.Exit(workerMain(strings.Fields(args)))
+	}
+	os.Exit(m.Run())
+}
+
+// workerMain runs worker ID of incarnation INC against TARGET with the
+// job TLS directory DIR: args are TARGET ID INC DIR.
+func workerMain(args []string) int {
+	id, _ := strconv.Atoi(args[1])
+	inc, _ := strconv.Atoi(args[2])
+	creds, err := jobtls.LoadWorker(args[3], transport.NodeID(id))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	w := &cluster.Worker{Target: args[0], ID: id, Incarnation: uint32(inc),
+		Net: grpcnet.Config{TLS: creds.TLS, Token: creds.Token}, Wait: 20 * time.Second}
+	if _, err := w.Run(context.Background()); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+var (
+	lrSpec = workload.Spec{Algo: "lr", Data: "synthetic:logistic", N: 4000, Dim: 10, Seed: 1}
+	kmSpec = workload.Spec{Algo: "kmeans", Data: "synthetic:blobs", N: 4000, Dim: 8, K: 6, Seed: 1}
+)
+
+// setup builds spec's workload and an experiment of it, a job TLS
+// directory, and a listener on loopback.
+func setup(t *testing.T, spec workload.Spec, sync string, workers int) (harness.Experiment, *cluster.Job, string, net.Listener) {
+	t.Helper()
+	spec = spec.WithDefaults()
+	alg, data, err := workload.Open(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := harness.Experiment{Algorithm: alg, Sync: consistency.MustParse(sync), Workers: workers, Batch: 100, Seed: 3,
+		Clock: harness.Real, Duration: 600 * time.Millisecond, Retry: 10 * time.Millisecond, Lease: 300 * time.Millisecond,
+		JoinTimeout: 20 * time.Second}
+	job, err := cluster.NewJob(spec, e, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := jobtls.Create(dir, "test", workers, []string{"127.0.0.1"}); err != nil {
+		t.Fatal(err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, job, dir, lis
+}
+
+func serverNet(t *testing.T, dir string) grpcnet.Config {
+	t.Helper()
+	c, err := jobtls.LoadServer(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return grpcnet.Config{TLS: c.TLS, Token: c.Token}
+}
+
+// runInProcess runs the coordinator and its workers as goroutines of this
+// process, talking gRPC over TCP loopback with mutual TLS and a token.
+func runInProcess(t *testing.T, e harness.Experiment, job *cluster.Job, dir string, lis net.Listener) (*cluster.Report, error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make([]error, e.Workers)
+	for i := range e.Workers {
+		creds, err := jobtls.LoadWorker(dir, transport.NodeID(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := &cluster.Worker{Target: lis.Addr().String(), ID: i, Net: grpcnet.Config{TLS: creds.TLS, Token: creds.Token}, Wait: 20 * time.Second}
+		wg.Go(func() { _, errs[i] = w.Run(context.Background()) })
+	}
+	rep, err := (&cluster.Coordinator{Experiment: e, Job: job, Net: serverNet(t, dir)}).Run(context.Background(), lis)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("worker %d: %v", i, err)
+		}
+	}
+	return rep, err
+}
+
+// BSP over gRPC equals BSP on goroutines, bit for bit (which the
+// harness's tests tie to the single-process trainer).
+func TestGRPCMatchesGoroutines(t *testing.T) {
+	for _, spec := range []workload.Spec{lrSpec, kmSpec} {
+		t.Run(spec.Algo, func(t *testing.T) {
+			e, job, dir, lis := setup(t, spec, "bsp", 4)
+			e.Duration, e.Stop.MaxIterations = time.Minute, 8
+			job.Duration, job.MaxIterations = cluster.Duration(e.Duration), 8
+			local := e
+			local.Remote = false
+			want, err := harness.Run(context.Background(), local)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := runInProcess(t, e, job, dir, lis)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Versions != want.Versions || !slices.Equal(rep.Theta, want.Theta) {
+				t.Fatalf("over gRPC: %d versions, θ differs from the goroutine runtime's (%d versions)", rep.Versions, want.Versions)
+			}
+		})
+	}
+}
+
+// Every sync model runs over gRPC with the checker passing (Run checks).
+func TestEverySyncModelOverGRPC(t *testing.T) {
+	for _, sync := range []string{"bsp", "ssp:1", "asp", "quorum:3", "fsp:20ms"} {
+		t.Run(sync, func(t *testing.T) {
+			e, job, dir, lis := setup(t, lrSpec, sync, 4)
+			rep, err := runInProcess(t, e, job, dir, lis)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Versions < 3 || rep.Refused.Total() != 0 || rep.Rejected != 0 {
+				t.Fatalf("%d versions, %d streams refused, %d messages rejected", rep.Versions, rep.Refused.Total(), rep.Rejected)
+			}
+		})
+	}
+}
+
+// A worker that does not reproduce the coordinator's shard refuses to
+// take part, naming both hashes.
+func TestShardHashMismatch(t *testing.T) {
+	_, job, _, lis := setup(t, lrSpec, "bsp", 4)
+	lis.Close()
+	other := lrSpec.WithDefaults()
+	other.Seed = 2 // other data
+	alg, data, err := workload.Open(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := job.CheckShard(alg, data, 1); err == nil || !strings.Contains(err.Error(), "holds shard") {
+		t.Fatalf("CheckShard on other data: %v; want a refusal naming the shards", err)
+	}
+	alg, data, err = workload.Open(lrSpec.WithDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := job.CheckShard(alg, data, 1); err != nil {
+		t.Fatalf("CheckShard on the job's own data: %v", err)
+	}
+}
+
+// local starts the job's workers as processes of this test binary.
+func local(t *testing.T, target, dir string) *cluster.Local {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &cluster.Local{Command: func(id int, inc uint32) *exec.Cmd {
+		cmd := exec.Command(exe, "-test.run=^$")
+		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %d %d %s", workerEnv, target, id, inc, dir))
+		return cmd
+	}}
+}
+
+// Real processes on 127.0.0.1: worker 1 is killed with SIGKILL mid-run.
+// Its lease expires and BSP and quorum go on without it; a new process
+// (incarnation 2) rejoins. A gradient worker rejoins and computes again;
+// a K-means worker's restart is refused (its points' statistics are in
+// the server and would count twice), and the run goes on without it. The
+// coordinator's trace passes the checker in every case, so no delta was
+// lost or applied twice.
+func TestKillWorkerProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	for _, c := range []struct {
+		spec workload.Spec
+		sync string
+	}{{lrSpec, "bsp"}, {lrSpec, "quorum:3"}, {kmSpec, "bsp"}} {
+		t.Run(c.spec.Algo+"/"+c.sync, func(t *testing.T) {
+			e, job, dir, lis := setup(t, c.spec, c.sync, 4)
+			e.Duration = 2200 * time.Millisecond
+			job.Duration = cluster.Duration(e.Duration)
+			l := local(t, lis.Addr().String(), dir)
+			for i := range e.Workers {
+				if err := l.Start(i); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var progress []harness.Progress
+			var mu sync.Mutex
+			e.Progress = func(p harness.Progress) { mu.Lock(); progress = append(progress, p); mu.Unlock() }
+			var killErr error
+			go func() {
+				time.Sleep(1200 * time.Millisecond) // joined, and running for a while
+				if killErr = l.Kill(1); killErr != nil {
+					return
+				}
+				time.Sleep(600 * time.Millisecond) // two leases
+				killErr = l.Start(1)
+			}()
+			rep, err := (&cluster.Coordinator{Experiment: e, Job: job, Net: serverNet(t, dir)}).Run(context.Background(), lis)
+			exits := l.Wait(10 * time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if killErr != nil {
+				t.Fatal(killErr)
+			}
+			for id, err := range exits {
+				if id != 1 && err != nil {
+					t.Errorf("worker %d: %v\n%s", id, err, l.Output(id))
+				}
+			}
+			var leave *consistency.Record
+			for _, r := range rep.Trace.Records {
+				if r.Kind == consistency.RecLeave && r.Worker == 1 {
+					leave = &r
+					break
+				}
+			}
+			if leave == nil || !strings.Contains(leave.Reason, "lease expired") {
+				t.Fatalf("no leave of worker 1 naming its lease: %v", leave)
+			}
+			// The others applied while worker 1 was gone.
+			applies := 0
+			for _, r := range rep.Trace.Records {
+				if r.Kind == consistency.RecApply && r.At > leave.At && r.At < leave.At+300*time.Millisecond {
+					applies++
+				}
+			}
+			if applies == 0 {
+				t.Fatalf("no apply in the 300 ms after worker 1's leave at %v", leave.At)
+			}
+			if c.spec.Algo == "kmeans" {
+				if rep.Rejoins != 0 || !strings.Contains(l.Output(1), "count twice") {
+					t.Fatalf("%d rejoins; the restarted K-means worker said:\n%s", rep.Rejoins, l.Output(1))
+				}
+				return
+			}
+			if rep.Rejoins != 1 || exits[1] != nil {
+				t.Fatalf("%d rejoins; the restarted worker ended with %v:\n%s", rep.Rejoins, exits[1], l.Output(1))
+			}
+			t.Logf("%s: %d versions, leave at %v, %d applies in the next 300 ms, %d rejected messages", c.sync, rep.Versions, leave.At, applies, rep.Rejected)
+		})
+	}
+}
