@@ -31,10 +31,10 @@ type Local struct {
 type proc struct {
 	killed atomic.Bool
 	cmd    *exec.Cmd
-	inc  uint32
-	out  *syncBuffer
-	done chan struct{}
-	err  error
+	inc    uint32
+	out    *syncBuffer
+	done   chan struct{}
+	err    error
 }
 
 // syncBuffer is a bytes.Buffer safe for a process's writes and our reads.

@@ -74,31 +74,31 @@ const targetFraction = 0.99
 // compareFlags are the flags of `syncbench compare`.
 type compareFlags struct {
 	workloadFlags
-	workers       int
-	syncList      string
-	stragglers    int
-	kind          string
-	tau           time.Duration
-	every         int
-	slowdown      float64
-	target        float64
-	hasTarget     bool
-	clock         string
-	duration      time.Duration
-	evalEvery     time.Duration
-	batch         int
-	pointCost     time.Duration
-	latency       time.Duration
-	bandwidth     float64
-	shuffle       bool
-	indirect      bool
-	replicas      bool
-	storeRTT      time.Duration
-	storeBW       float64
-	signal        time.Duration
-	jsonOut       bool
-	csvDir, plot  string
-	plans         []plan
+	workers      int
+	syncList     string
+	stragglers   int
+	kind         string
+	tau          time.Duration
+	every        int
+	slowdown     float64
+	target       float64
+	hasTarget    bool
+	clock        string
+	duration     time.Duration
+	evalEvery    time.Duration
+	batch        int
+	pointCost    time.Duration
+	latency      time.Duration
+	bandwidth    float64
+	shuffle      bool
+	indirect     bool
+	replicas     bool
+	storeRTT     time.Duration
+	storeBW      float64
+	signal       time.Duration
+	jsonOut      bool
+	csvDir, plot string
+	plans        []plan
 	// The gRPC runtime (-clock grpc, syncbench coordinator): where the
 	// coordinator listens, its security, whether compare starts the
 	// worker processes itself, and the runs' state.

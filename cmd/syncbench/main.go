@@ -17,8 +17,8 @@ var commands = []struct{ name, summary string }{
 	{"compare", "run several sync models (bsp, ssp, asp, quorum, fsp, isp) on one workload with stragglers and print a comparison table; the default command"},
 	{"train", "train one algorithm in one process under bulk-synchronous iterations"},
 	{"coordinator", "run compare's sync models with the workers in other processes or hosts, over gRPC (TLS and a token)"},
-	{"worker", "one worker process of a coordinator's job: syncbench worker -coordinator HOST:PORT -id N -tls-dir DIR"},
-	{"tls", "create a job's CA, coordinator and worker certificates and token: syncbench tls -dir DIR -workers N -hosts NAMES"},
+	{"worker", "one worker process of a coordinator's job: it fetches the job, loads its own shard and trains"},
+	{"tls", "create a job's CA, its coordinator and worker certificates and its token, for coordinator and worker"},
 	{"reproduce", "rerun a paper's evaluation into a Markdown report: reproduce fsp, reproduce mlless"},
 	{"help", "print this message"},
 }

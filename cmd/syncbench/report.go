@@ -161,25 +161,25 @@ type runJSON struct {
 	// Diverged is harness.Result.Diverged: the objective turned
 	// non-finite or grew past harness.DivergeFactor × its start, first at
 	// diverged_at_s.
-	Diverged     bool     `json:"diverged,omitempty"`
-	DivergedAtS  *float64 `json:"diverged_at_s,omitempty"`
-	Iterations   float64  `json:"iterations"`
-	Versions     uint64   `json:"versions"`
+	Diverged    bool     `json:"diverged,omitempty"`
+	DivergedAtS *float64 `json:"diverged_at_s,omitempty"`
+	Iterations  float64  `json:"iterations"`
+	Versions    uint64   `json:"versions"`
 	// Check is "ok", or the first violation consistency.Check found;
 	// LostDeltas and DuplicateApplies count its lost and doubled deltas.
 	// Rejoins, ExpiredLeases and RejectedMessages are the real runtime's
 	// membership counts (and, over gRPC, what the server refused before
 	// the coordinator saw it: refused_streams).
-	Check            string `json:"check"`
-	LostDeltas       int    `json:"lost_deltas"`
-	DuplicateApplies int    `json:"duplicate_applies"`
-	Rejoins          int    `json:"rejoins"`
-	ExpiredLeases    int    `json:"expired_leases"`
-	RejectedMessages int64  `json:"rejected_messages"`
-	RefusedStreams   *int64 `json:"refused_streams,omitempty"`
-	WaitFraction float64  `json:"wait_fraction"`
-	BytesSent    int64    `json:"bytes_sent"`
-	Messages     int64    `json:"messages"`
+	Check            string  `json:"check"`
+	LostDeltas       int     `json:"lost_deltas"`
+	DuplicateApplies int     `json:"duplicate_applies"`
+	Rejoins          int     `json:"rejoins"`
+	ExpiredLeases    int     `json:"expired_leases"`
+	RejectedMessages int64   `json:"rejected_messages"`
+	RefusedStreams   *int64  `json:"refused_streams,omitempty"`
+	WaitFraction     float64 `json:"wait_fraction"`
+	BytesSent        int64   `json:"bytes_sent"`
+	Messages         int64   `json:"messages"`
 	// Store is the store's traffic under -indirect; Held the mass an ISP
 	// run's workers still hold back at the end.
 	Store   *storeJSON   `json:"store,omitempty"`
