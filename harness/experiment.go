@@ -241,7 +241,8 @@ type Experiment struct {
 	// coordinator's state is made durable before anything it causes is
 	// sent, and a coordinator started on an existing journal of the same
 	// job replays it and resumes the run where it stopped (after a crash
-	// or kill -9). Not with Tuner, ISP, Replicas or Preempt.
+	// or kill -9); the members then have JoinTimeout to reconnect before
+	// their leases run. Not with Tuner, ISP, Replicas or Preempt.
 	Journal string
 	// Progress, if set, is called from the run's goroutine every ~10% of
 	// Duration.

@@ -142,3 +142,32 @@ func testJournalResume(t *testing.T, alg algorithms.Algorithm, crashAt int64) {
 			alg.Name(), crashAt, got.Resumed, got.Versions, want.Versions, slices.Equal(got.Theta, want.Theta))
 	}
 }
+
+// BenchmarkJournalBSP measures what the journal costs a BSP round on
+// goroutines (4 workers, LR): every commit is fsynced before its
+// acknowledgement. Compare the two sub-benchmarks' ns/round in one run.
+func BenchmarkJournalBSP(b *testing.B) {
+	alg := smallLR(b)
+	for _, journaled := range []bool{false, true} {
+		name := "none"
+		if journaled {
+			name = "journal"
+		}
+		b.Run(name, func(b *testing.B) {
+			e := memberExp(alg, "bsp")
+			e.Duration, e.Stop.MaxIterations = time.Hour, 200
+			var rounds int
+			for b.Loop() {
+				if journaled {
+					e.Journal = filepath.Join(b.TempDir(), "journal")
+				}
+				r, err := harness.Run(context.Background(), e)
+				if err != nil {
+					b.Fatal(err)
+				}
+				rounds += int(r.Versions)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(rounds), "ns/round")
+		})
+	}
+}

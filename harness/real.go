@@ -221,6 +221,8 @@ type realCoord struct {
 	// replay of one: while replaying, the clock reads replayAt and
 	// nothing is sent. resumed counts the restarts the journal records.
 	jr        *journal
+	outbox    []*transport.Message
+	flushBy   time.Duration // when the outbox's first message must go
 	replayed  []journalRecord
 	replaying bool
 	replayAt  time.Duration
@@ -363,6 +365,15 @@ func (rc *realCoord) loop(ctx context.Context) error {
 			wake = min(wake, nextCheck)
 		}
 		wake = min(wake, rc.nextExpiry())
+		if len(rc.outbox) > 0 {
+			if now >= rc.flushBy {
+				if err := rc.flush(ctx); err != nil {
+					return err
+				}
+				continue
+			}
+			wake = min(wake, rc.flushBy)
+		}
 		rctx, cancel := context.WithTimeout(ctx, max(wake-now, 0))
 		m, err := rc.ep.Recv(rctx)
 		cancel()
@@ -381,6 +392,11 @@ func (rc *realCoord) loop(ctx context.Context) error {
 	}
 	if err := rc.drain(ctx); err != nil {
 		return err
+	}
+	if rc.jr != nil {
+		if err := rc.flush(ctx); err != nil {
+			return err
+		}
 	}
 	rc.end = rc.now()
 	for w, from := range rc.waitFrom {
@@ -489,17 +505,52 @@ func (rc *realCoord) send(ctx context.Context, m *transport.Message) error {
 }
 
 // out sends m, once every journal record is durable; it sends nothing
-// while a journal is replayed.
+// while a journal is replayed. With a journal, acknowledgements wait in
+// the outbox for the next message that drives the run (a release, a stop,
+// an answer) or for a quarter of Retry at most, so that one fsync covers
+// a round's commits (group commit): a worker whose ack is late only
+// retransmits, which the coordinator acknowledges again.
 func (rc *realCoord) out(ctx context.Context, m *transport.Message) error {
 	if rc.replaying {
 		return nil
 	}
-	if rc.jr != nil {
-		if err := rc.jr.sync(); err != nil {
+	if rc.jr == nil {
+		return rc.ep.Send(ctx, m)
+	}
+	if len(rc.outbox) == 0 {
+		rc.flushBy = rc.now() + rc.e.Retry/4
+	}
+	rc.outbox = append(rc.outbox, m)
+	if m.Kind == transport.Ack {
+		return nil
+	}
+	return rc.flush(ctx)
+}
+
+// flush makes the journal durable and sends the outbox.
+func (rc *realCoord) flush(ctx context.Context) error {
+	if len(rc.outbox) == 0 {
+		return nil
+	}
+	if err := rc.jr.sync(); err != nil {
+		return err
+	}
+	box := rc.outbox
+	rc.outbox = rc.outbox[:0]
+	for i, m := range box {
+		box[i] = nil
+		err := rc.ep.Send(ctx, m)
+		switch {
+		case err == nil:
+		case rc.e.Remote && errors.Is(err, transport.ErrUnknownNode):
+			// A remote worker's stream is gone: it rejoins or its lease ends.
+		case m.Kind == transport.Reject && (errors.Is(err, transport.ErrUnknownNode) || errors.Is(err, transport.ErrMalformed)):
+			// Nowhere to answer.
+		default:
 			return err
 		}
 	}
-	return rc.ep.Send(ctx, m)
+	return nil
 }
 
 func (rc *realCoord) handle(ctx context.Context, m *transport.Message) error {

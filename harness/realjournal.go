@@ -33,8 +33,8 @@ func (rc *realCoord) start(ctx context.Context) error {
 // resume replays the journal a killed coordinator left (rc.replayed), if
 // the run had started: it rebuilds the state through the same code,
 // sending nothing, moves the clock so that the run's time goes on from
-// the journal's last record, gives every member a fresh lease, and
-// reports true. A journal that ends before the start holds nothing worth
+// the journal's last record, gives every member JoinTimeout to reconnect
+// (its lease, as at the start), and reports true. A journal that ends before the start holds nothing worth
 // keeping (registrations are made again): resume cuts it off and
 // reports false.
 func (rc *realCoord) resume(ctx context.Context) (bool, error) {
@@ -87,9 +87,10 @@ func (rc *realCoord) resume(ctx context.Context) (bool, error) {
 	rc.replaying = false
 	rc.resumed++
 	rc.clock.Store(time.Now().UnixNano() - int64(last))
+	// The members reconnect as at the start: they have JoinTimeout.
 	for w, ok := range rc.member {
 		if ok {
-			rc.lease[w] = last + rc.e.Lease
+			rc.lease[w] = last + max(rc.e.Lease, rc.e.JoinTimeout)
 		}
 	}
 	if err := rc.journal(journalRecord{kind: jResume, at: last}); err != nil {
