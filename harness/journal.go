@@ -44,6 +44,10 @@ import (
 // nothing depended on it: it is cut off. A bad checksum before the last
 // record is corruption, and the journal is refused.
 //
+// The journal is locked (flock, on Unix) while a coordinator has it open, so a
+// second coordinator on the same journal is refused; a lock on a network
+// file system may not hold across hosts.
+//
 // The journal grows with every commit's delta; compaction (a snapshot of
 // the server's state replacing the log before it) is not implemented.
 
@@ -108,6 +112,12 @@ func openJournal(path string, e *Experiment, l algorithms.Layout) (*journal, []j
 	fail := func(err error) (*journal, []journalRecord, error) {
 		f.Close()
 		return nil, nil, err
+	}
+	// One coordinator per journal: a second one (a restart while the
+	// first still runs, partitioned rather than dead) is refused rather
+	// than allowed to write over it. The lock ends with the process.
+	if err := lockFile(f); err != nil {
+		return fail(fmt.Errorf("harness: journal %s is in use by another coordinator (%v); stop it first: %w", path, err, ErrConfig))
 	}
 	data, err := io.ReadAll(f)
 	if err != nil {

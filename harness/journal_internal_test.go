@@ -37,6 +37,10 @@ func TestJournalFile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A second coordinator on a journal in use is refused.
+	if _, _, err := openJournal(path, e, l); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "in use") {
+		t.Fatalf("a second coordinator on the journal: %v; want refused", err)
+	}
 	if err := j.close(); err != nil {
 		t.Fatal(err)
 	}
