@@ -300,3 +300,16 @@ func tlsCmd(args []string, stdout, stderr io.Writer) int {
 		name, job, strings.Join(hs, ", "), workers, dir)
 	return 0
 }
+
+// loopback reports whether addr (HOST:PORT) names a loopback host.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
