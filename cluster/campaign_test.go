@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/cluster"
 	"github.com/syncmodels/syncmodels/consistency"
 	"github.com/syncmodels/syncmodels/harness"
@@ -31,6 +32,9 @@ const procEnv = "CLUSTER_TEST_PROC"
 func init() {
 	if args := os.Getenv(procEnv); args != "" {
 		os.Exit(procMain(strings.Fields(args)))
+	}
+	if args := os.Getenv(echoEnv); args != "" {
+		os.Exit(echoMain(strings.Fields(args)))
 	}
 }
 
@@ -181,6 +185,9 @@ type preemptRun struct {
 	dur     time.Duration
 	lease   time.Duration
 	cfg     preempt.Config
+	// replay: after killing a worker's incarnation k ≥ 2 that ran for
+	// replayAfter, replay a commit of incarnation k − 1 on its stream.
+	replay bool
 }
 
 // preemptOutcome is what one run survived.
@@ -192,6 +199,7 @@ type preemptOutcome struct {
 	rejoins, expired           int
 	rejected, refused          int64
 	refusedRestarts, lateExits int
+	replayed                   int
 	stateful                   bool
 }
 
@@ -222,6 +230,29 @@ func runPreempted(t *testing.T, r preemptRun) preemptOutcome {
 	p := newProcs(t, lis.Addr().String(), "-", 3*time.Second)
 	p.startAll(t, r.workers)
 	pre := &cluster.Preempter{Local: p.Local, Config: r.cfg, Seed: r.seed, Workers: r.workers, Horizon: r.dur}
+	var (
+		replayMu  sync.Mutex
+		replayed  int
+		replayErr error
+		since     = make([]time.Time, r.workers) // when each worker's current process started
+	)
+	if r.replay {
+		pre.OnTransition = func(ev cluster.PreemptEvent) {
+			replayMu.Lock()
+			defer replayMu.Unlock()
+			switch {
+			case ev.Transition.Available:
+				since[ev.Worker] = time.Now()
+			case ev.Killed && ev.Incarnation >= 2 && time.Since(since[ev.Worker]) >= replayAfter:
+				err := replayOld(lis.Addr().String(), alg.Layout(), e.Seed, ev.Worker, ev.Incarnation-1, replaySeq+uint64(replayed))
+				if err != nil {
+					replayErr = cmpErr(replayErr, err)
+					return
+				}
+				replayed++
+			}
+		}
+	}
 	scheds, err := pre.Schedules()
 	if err != nil {
 		t.Fatal(err)
@@ -263,6 +294,18 @@ func runPreempted(t *testing.T, r preemptRun) preemptOutcome {
 	if res.err != nil {
 		t.Fatalf("seed %d: %v", r.seed, res.err)
 	}
+	if replayErr != nil {
+		t.Fatalf("seed %d: %v", r.seed, replayErr)
+	}
+	out.replayed = replayed
+	for _, rec := range rep.Trace.Records {
+		if rec.Kind == consistency.RecCommit && rec.Seq >= replaySeq {
+			t.Errorf("seed %d: a replayed commit of an old incarnation was accepted: %v", r.seed, rec)
+		}
+	}
+	if rep.Rejected < int64(replayed) {
+		t.Errorf("seed %d: %d commits of old incarnations replayed, %d messages rejected", r.seed, replayed, rep.Rejected)
+	}
 	out.stats = res.st
 	out.stateful = spec.Algo == "kmeans"
 	out.versions = rep.Versions
@@ -286,6 +329,50 @@ func runPreempted(t *testing.T, r preemptRun) preemptOutcome {
 		}
 	}
 	return out
+}
+
+// Replays: a commit of a killed worker's previous incarnation, with a
+// sequence number from replaySeq on that no worker reaches, sent on the
+// worker's stream (opened by this process) right after the kill. The
+// killed incarnation k must have joined, so that k − 1 is old: it ran
+// for replayAfter, far longer than a join takes.
+const (
+	replaySeq   = 1 << 40
+	replayAfter = 500 * time.Millisecond
+)
+
+// replayOld sends, as worker w's incarnation inc, a commit numbered seq
+// to the coordinator at target, over a stream of its own.
+func replayOld(target string, l algorithms.Layout, job uint64, w int, inc uint32, seq uint64) error {
+	cli, err := grpcnet.Dial(target, grpcnet.Config{Plaintext: true, Layout: l})
+	if err != nil {
+		return err
+	}
+	defer cli.Close()
+	var ep transport.Endpoint
+	for deadline := time.Now().Add(2 * time.Second); ; {
+		// The killed process's stream may not be detached yet.
+		if ep, err = cli.Open(transport.NodeID(w)); err == nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err != nil {
+		return fmt.Errorf("replaying as worker %d: %w", w, err)
+	}
+	d := algorithms.NewDelta(l)
+	d.Vec[0] = 1
+	err = ep.Send(context.Background(), &transport.Message{Kind: transport.Commit, To: transport.Coordinator, Job: job,
+		Incarnation: inc, Seq: seq, Points: 1, Delta: d})
+	ep.Close() // delivers what was sent before it returns
+	return err
+}
+
+func cmpErr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
 }
 
 // A short run of the Preempter: 4 LR worker processes under BSP, killed
@@ -320,5 +407,67 @@ func TestPreempterConfig(t *testing.T) {
 		if _, err := c.p.Run(context.Background(), time.Now()); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Run with %+v: %v; want an error naming %q", c.p, err, c.want)
 		}
+	}
+}
+
+// The fault campaign (a long check: SYNCMODELS_LONG=1; about two minutes
+// without -race). Over 24 seeds, 6 worker processes per run are killed
+// with SIGKILL and restarted on preempt.Schedule (α = 0.5, mean cycle
+// 1.2 s, sampled every 300 ms: a worker is down about half the time, for
+// 300 ms to a few seconds), under BSP, quorum and SSP with LR, whose
+// restarted processes rejoin, and BSP with K-means, whose restarts are
+// refused once the coordinator holds their points' statistics (the run
+// goes on without them). A preemption shorter than the 500 ms lease is
+// replaced by the next incarnation's join; a longer one expires the lease
+// first. After a kill, a commit of the killed worker's previous
+// incarnation is replayed on its stream: refused, never applied. Every
+// run passes consistency.Check, and no accepted delta is lost or applied
+// twice.
+func TestLongFaultCampaign(t *testing.T) {
+	if os.Getenv("SYNCMODELS_LONG") != "1" {
+		t.Skip("a long check: run with SYNCMODELS_LONG=1")
+	}
+	cases := []struct {
+		spec workload.Spec
+		sync string
+	}{{lrSpec, "bsp"}, {lrSpec, "quorum:4"}, {lrSpec, "ssp:2"}, {kmSpec, "bsp"}}
+	cfg := preempt.Config{Alpha: 0.5, MeanCycle: 1200 * time.Millisecond, Step: 300 * time.Millisecond}
+	var tot preemptOutcome
+	runs := 0
+	for seed := uint64(1); seed <= 24; seed++ {
+		c := cases[int(seed-1)%len(cases)]
+		name := fmt.Sprintf("%s/%s/seed=%d", c.spec.Algo, c.sync, seed)
+		t.Run(name, func(t *testing.T) {
+			// The first progress report, which starts the Preempter, comes
+			// at Duration/10 = Step: no transition is due before it.
+			o := runPreempted(t, preemptRun{spec: c.spec, sync: c.sync, workers: 6, seed: seed, dur: 3 * time.Second,
+				lease: 500 * time.Millisecond, cfg: cfg, replay: true})
+			t.Logf("%2d kills (%d preemptions), %2d restores, %2d rejoins, %2d refused restarts, %2d leases expired, %d old-incarnation commits replayed, %d rejected, %d versions, %d deltas accepted: %d lost, %d applied twice; latest transition %v late",
+				o.stats.Kills, o.stats.Preemptions, o.stats.Restores, o.rejoins, o.refusedRestarts, o.expired, o.replayed, o.rejected+o.refused,
+				o.versions, o.commits, o.lost, o.twice, o.stats.MaxLate.Round(time.Millisecond))
+			if !o.stateful && o.stats.Kills > 0 && o.rejoins == 0 {
+				t.Errorf("%d kills and no rejoin", o.stats.Kills)
+			}
+			runs++
+			tot.stats.Kills += o.stats.Kills
+			tot.stats.Preemptions += o.stats.Preemptions
+			tot.stats.Restores += o.stats.Restores
+			tot.stats.MaxLate = max(tot.stats.MaxLate, o.stats.MaxLate)
+			tot.rejoins += o.rejoins
+			tot.refusedRestarts += o.refusedRestarts
+			tot.lateExits += o.lateExits
+			tot.expired += o.expired
+			tot.replayed += o.replayed
+			tot.rejected += o.rejected + o.refused
+			tot.commits += o.commits
+			tot.lost += o.lost
+			tot.twice += o.twice
+		})
+	}
+	t.Logf("campaign: %d runs over %d seeds; %d worker processes killed (SIGKILL) of %d preemptions, %d restarted: %d rejoined, %d refused (K-means), %d too late for the run; %d leases expired; %d commits of old incarnations replayed, none accepted; %d messages rejected; %d deltas accepted: %d lost, %d applied twice; latest transition %v late",
+		runs, 24, tot.stats.Kills, tot.stats.Preemptions, tot.stats.Restores, tot.rejoins, tot.refusedRestarts, tot.lateExits,
+		tot.expired, tot.replayed, tot.rejected, tot.commits, tot.lost, tot.twice, tot.stats.MaxLate.Round(time.Millisecond))
+	if runs == 24 && tot.stats.Kills < 200 {
+		t.Errorf("%d kills over the campaign: want at least 200", tot.stats.Kills)
 	}
 }
