@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 
@@ -58,12 +59,22 @@ func (c *Coordinator) Run(ctx context.Context, lis net.Listener) (*Report, error
 		lis.Close()
 		return nil, err
 	}
+	// A server that stops serving (a refused listener, say) ends the run
+	// at once, with its error, rather than after JoinTimeout.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(lis) }()
+	go func() {
+		err := srv.Serve(lis)
+		if err != nil {
+			cancel(fmt.Errorf("cluster: serve %v: %w", lis.Addr(), err))
+		}
+		served <- err
+	}()
 	e.Network = func(algorithms.Layout) (transport.Transport, error) { return srv, nil }
 	res, runErr := harness.Run(ctx, e)
 	srv.Close() // harness closed it already; Close is idempotent
-	if err := <-served; err != nil && runErr == nil {
+	if err := <-served; err != nil && (runErr == nil || errors.Is(runErr, context.Canceled)) {
 		runErr = fmt.Errorf("cluster: serve %v: %w", lis.Addr(), err)
 	}
 	if res == nil {

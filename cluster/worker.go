@@ -218,6 +218,9 @@ func (r *redial) current(ctx context.Context, failed transport.Endpoint) (transp
 		if r.closed {
 			return nil, fmt.Errorf("cluster: worker %d: %w", r.id, transport.ErrClosed)
 		}
+		if r.ep != nil {
+			return r.ep, nil // another caller reopened it meanwhile
+		}
 	}
 }
 

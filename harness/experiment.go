@@ -236,6 +236,14 @@ type Experiment struct {
 	// JoinTimeout (Remote) bounds the wait for every worker to join.
 	// Default 1 minute.
 	JoinTimeout time.Duration
+	// Journal (Real), if set, is the path of the coordinator's
+	// write-ahead journal (journal.go): every input that changes the
+	// coordinator's state is made durable before anything it causes is
+	// sent, and a coordinator started on an existing journal of the same
+	// job replays it and resumes the run where it stopped (after a crash
+	// or kill -9); the members then have JoinTimeout to reconnect before
+	// their leases run. Not with Tuner, ISP, Replicas or Preempt.
+	Journal string
 	// Progress, if set, is called from the run's goroutine every ~10% of
 	// Duration.
 	Progress func(Progress)
@@ -357,6 +365,8 @@ func (e *Experiment) validate() error {
 		return fmt.Errorf("harness: negative duration: %w", ErrConfig)
 	case e.Retry < 0:
 		return fmt.Errorf("harness: retry %v < 0: %w", e.Retry, ErrConfig)
+	case e.Journal != "" && (e.Clock != Real || e.Tuner != nil || e.Sync.Kind == consistency.ISP || e.Replicas || e.Preempt != nil):
+		return fmt.Errorf("harness: a journal needs the real clock, and no Tuner, ISP, Replicas or Preempt (their state is not journaled): %w", ErrConfig)
 	case e.Lease < 0 || e.JoinTimeout < 0:
 		return fmt.Errorf("harness: lease %v or join timeout %v < 0: %w", e.Lease, e.JoinTimeout, ErrConfig)
 	case e.Remote && (e.Clock != Real || e.Network == nil):
@@ -511,6 +521,9 @@ type Result struct {
 	// applied.
 	Expired  int
 	Rejected int64
+	// Resumed (Experiment.Journal) counts the coordinator's starts that
+	// resumed the run from its journal.
+	Resumed int
 	// Trace is the run's record; consistency.Check has passed on it.
 	Trace *consistency.Trace
 	// Theta is the final parameter vector.

@@ -128,6 +128,12 @@ func runReal(ctx context.Context, e *Experiment, st *setupState) (*Result, error
 	for i := range rc.waitFrom {
 		rc.waitFrom[i] = -1
 	}
+	if e.Journal != "" {
+		if rc.jr, rc.replayed, err = openJournal(e.Journal, e, st.layout); err != nil {
+			return nil, err
+		}
+		defer rc.jr.close()
+	}
 	loopErr := rc.loop(gctx)
 	stopWorkers()
 	werr := g.Wait()
@@ -150,7 +156,7 @@ func runReal(ctx context.Context, e *Experiment, st *setupState) (*Result, error
 	tot := tr.Stats().Total()
 	sent := tot.Sent.Total()
 	res := &Result{Sync: e.Sync, Clock: Real, Duration: rc.end, BytesSent: sent.Bytes, Messages: sent.Messages,
-		Rejoins: rc.rejoins, Expired: rc.expired, Rejected: rc.rejected, Preemptions: preemptions}
+		Rejoins: rc.rejoins, Expired: rc.expired, Rejected: rc.rejected, Preemptions: preemptions, Resumed: rc.resumed}
 	if st.isp != nil {
 		// The workers have ended: their held reports join the trace.
 		logs := make([][]heldRecord, len(workers))
@@ -211,6 +217,16 @@ type realCoord struct {
 	// both nil without preemptions.
 	started, ending chan struct{}
 	timeUp          time.Duration
+	// The journal (journal.go; nil without Experiment.Journal), and the
+	// replay of one: while replaying, the clock reads replayAt and
+	// nothing is sent. resumed counts the restarts the journal records.
+	jr        *journal
+	outbox    []*transport.Message
+	flushBy   time.Duration // when the outbox's first message must go
+	replayed  []journalRecord
+	replaying bool
+	replayAt  time.Duration
+	resumed   int
 	// waitFrom[w] (Remote) is when worker w's latest commit arrived, if
 	// no release followed it yet (−1 otherwise): the coordinator's view of
 	// its wait, since a remote worker's own measurements stay with it.
@@ -267,29 +283,41 @@ func (rc *realCoord) afterRound(ctx context.Context, effs []consistency.Effect, 
 }
 
 func (rc *realCoord) now() time.Duration {
+	if rc.replaying {
+		return rc.replayAt
+	}
 	return time.Duration(time.Now().UnixNano() - rc.clock.Load())
 }
 
 func (rc *realCoord) loop(ctx context.Context) error {
-	if err := rc.register(ctx); err != nil {
-		return err
-	}
 	c := rc.c
-	c.snapshot(0)
-	effs, err := c.step(0, consistency.Event{Kind: consistency.EvStart})
+	resumed, err := rc.resume(ctx)
 	if err != nil {
 		return err
 	}
-	if err := rc.afterRound(ctx, effs, true); err != nil {
-		return err
+	if !resumed {
+		if err := rc.register(ctx); err != nil {
+			return err
+		}
+		if err := rc.start(ctx); err != nil {
+			return err
+		}
 	}
-	nextSnap, nextProg := rc.e.EvalEvery, rc.e.Duration/10
+	// The next snapshot, progress report and stop check after the
+	// present (0, or where a resumed journal ended).
+	after := func(every time.Duration) time.Duration {
+		if every <= 0 {
+			return every
+		}
+		return (rc.now()/every + 1) * every
+	}
+	nextSnap, nextProg := after(rc.e.EvalEvery), after(rc.e.Duration/10)
 	stop := rc.stop
 	checkEvery := stop.checkInterval(rc.e, rc.st)
-	nextCheck := checkEvery
+	nextCheck := after(checkEvery)
 	for {
 		now := rc.now()
-		if now >= rc.e.Duration || stop.applied(c.model.Version()) {
+		if now >= rc.e.Duration || stop.applied(c.model.Version()) || rc.draining {
 			break
 		}
 		if err := rc.expire(ctx, now); err != nil {
@@ -302,6 +330,9 @@ func (rc *realCoord) loop(ctx context.Context) error {
 			}
 		}
 		for nextSnap > 0 && now >= nextSnap {
+			if err := rc.journal(journalRecord{kind: jSnapshot, at: now}); err != nil {
+				return err
+			}
 			c.snapshot(now)
 			nextSnap += rc.e.EvalEvery
 		}
@@ -311,6 +342,9 @@ func (rc *realCoord) loop(ctx context.Context) error {
 		}
 		if rc.timer >= 0 && now >= rc.timer {
 			rc.timer = -1
+			if err := rc.journal(journalRecord{kind: jTick, at: now}); err != nil {
+				return err
+			}
 			effs, err := c.step(now, consistency.Event{Kind: consistency.EvTick})
 			if err != nil {
 				return err
@@ -331,6 +365,15 @@ func (rc *realCoord) loop(ctx context.Context) error {
 			wake = min(wake, nextCheck)
 		}
 		wake = min(wake, rc.nextExpiry())
+		if len(rc.outbox) > 0 {
+			if now >= rc.flushBy {
+				if err := rc.flush(ctx); err != nil {
+					return err
+				}
+				continue
+			}
+			wake = min(wake, rc.flushBy)
+		}
 		rctx, cancel := context.WithTimeout(ctx, max(wake-now, 0))
 		m, err := rc.ep.Recv(rctx)
 		cancel()
@@ -349,6 +392,11 @@ func (rc *realCoord) loop(ctx context.Context) error {
 	}
 	if err := rc.drain(ctx); err != nil {
 		return err
+	}
+	if rc.jr != nil {
+		if err := rc.flush(ctx); err != nil {
+			return err
+		}
 	}
 	rc.end = rc.now()
 	for w, from := range rc.waitFrom {
@@ -376,6 +424,9 @@ const drainRetries = 50
 // (their lease expired) are told to stop but not waited for: whatever
 // they send is refused.
 func (rc *realCoord) drain(ctx context.Context) error {
+	if err := rc.journal(journalRecord{kind: jDrain, at: rc.now()}); err != nil {
+		return err
+	}
 	rc.draining = true
 	rc.timer = -1
 	rc.timeUp = rc.now()
@@ -446,14 +497,69 @@ func (rc *realCoord) send(ctx context.Context, m *transport.Message) error {
 	if m.To >= 0 && rc.inc[m.To] == 0 {
 		return nil
 	}
-	err := rc.ep.Send(ctx, m)
+	err := rc.out(ctx, m)
 	if errors.Is(err, transport.ErrUnknownNode) && rc.e.Remote {
 		return nil // a remote worker's stream is gone: it rejoins or its lease ends
 	}
 	return err
 }
 
+// out sends m, once every journal record is durable; it sends nothing
+// while a journal is replayed. With a journal, acknowledgements wait in
+// the outbox for the next message that drives the run (a release, a stop,
+// an answer) or for a quarter of Retry at most, so that one fsync covers
+// a round's commits (group commit): a worker whose ack is late only
+// retransmits, which the coordinator acknowledges again.
+func (rc *realCoord) out(ctx context.Context, m *transport.Message) error {
+	if rc.replaying {
+		return nil
+	}
+	if rc.jr == nil {
+		return rc.ep.Send(ctx, m)
+	}
+	if len(rc.outbox) == 0 {
+		rc.flushBy = rc.now() + rc.e.Retry/4
+	}
+	rc.outbox = append(rc.outbox, m)
+	if m.Kind == transport.Ack {
+		return nil
+	}
+	return rc.flush(ctx)
+}
+
+// flush makes the journal durable and sends the outbox.
+func (rc *realCoord) flush(ctx context.Context) error {
+	if len(rc.outbox) == 0 {
+		return nil
+	}
+	if err := rc.jr.sync(); err != nil {
+		return err
+	}
+	box := rc.outbox
+	rc.outbox = rc.outbox[:0]
+	for i, m := range box {
+		box[i] = nil
+		err := rc.ep.Send(ctx, m)
+		switch {
+		case err == nil:
+		case rc.e.Remote && errors.Is(err, transport.ErrUnknownNode):
+			// A remote worker's stream is gone: it rejoins or its lease ends.
+		case m.Kind == transport.Reject && (errors.Is(err, transport.ErrUnknownNode) || errors.Is(err, transport.ErrMalformed)):
+			// Nowhere to answer.
+		default:
+			return err
+		}
+	}
+	return nil
+}
+
 func (rc *realCoord) handle(ctx context.Context, m *transport.Message) error {
+	switch m.Kind {
+	case transport.Commit, transport.Join, transport.Leave:
+		if err := rc.journal(journalRecord{kind: jMessage, at: rc.now(), msg: m}); err != nil {
+			return err
+		}
+	}
 	w := consistency.WorkerID(m.From)
 	if ok, err := rc.admit(ctx, m); !ok || err != nil {
 		return err

@@ -86,6 +86,9 @@ func (rc *realCoord) register(ctx context.Context) error {
 		// Before the start every worker is a member of the model
 		// already, and nothing was committed.
 		rc.inc[w], rc.member[w] = m.Incarnation, true
+		if err := rc.journal(journalRecord{kind: jRegistered, worker: w, inc: m.Incarnation}); err != nil {
+			return err
+		}
 		if err := rc.answerJoin(ctx, w); err != nil {
 			return err
 		}
@@ -101,7 +104,7 @@ func (rc *realCoord) register(ctx context.Context) error {
 }
 
 func (rc *realCoord) answerJoin(ctx context.Context, w int) error {
-	return rc.ep.Send(ctx, &transport.Message{Kind: transport.Join, To: transport.NodeID(w), Job: rc.job,
+	return rc.out(ctx, &transport.Message{Kind: transport.Join, To: transport.NodeID(w), Job: rc.job,
 		Incarnation: rc.inc[w], Seq: rc.accepted[w]})
 }
 
@@ -112,7 +115,7 @@ func (rc *realCoord) reject(ctx context.Context, m *transport.Message, next uint
 	if !m.From.Valid() || m.From == transport.Coordinator {
 		return nil
 	}
-	err := rc.ep.Send(ctx, r)
+	err := rc.out(ctx, r)
 	if errors.Is(err, transport.ErrUnknownNode) || errors.Is(err, transport.ErrMalformed) {
 		return nil // nowhere to answer
 	}
@@ -235,7 +238,11 @@ func (rc *realCoord) expire(ctx context.Context, now time.Duration) error {
 		}
 		rc.expired++
 		silent := now - (rc.lease[w] - rc.e.Lease)
-		if err := rc.leave(ctx, consistency.WorkerID(w), fmt.Sprintf("lease expired: nothing from incarnation %d for %v", rc.inc[w], silent.Round(time.Millisecond))); err != nil {
+		reason := fmt.Sprintf("lease expired: nothing from incarnation %d for %v", rc.inc[w], silent.Round(time.Millisecond))
+		if err := rc.journal(journalRecord{kind: jLeave, at: now, worker: w, reason: reason}); err != nil {
+			return err
+		}
+		if err := rc.leave(ctx, consistency.WorkerID(w), reason); err != nil {
 			return err
 		}
 	}

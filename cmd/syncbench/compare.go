@@ -234,6 +234,9 @@ func (f *compareFlags) check() error {
 				return err
 			}
 		}
+		if f.net.plaintext && !loopback(f.listen) {
+			return fmt.Errorf("-plaintext with -listen %s: plaintext is for loopback only; listen on 127.0.0.1:PORT, or use -tls-dir", f.listen)
+		}
 	}
 	if f.indirect && f.clockKind == harness.Real {
 		return fmt.Errorf("-indirect is a virtual-time cost model: use -clock virtual")
@@ -679,8 +682,8 @@ func runComparison(ctx context.Context, f *compareFlags, alg algorithms.Algorith
 			c.runs[i] = res
 			mu.Lock()
 			done++
-			fmt.Fprintf(stderr, "syncbench compare: [%d/%d] %s: %s %s in %.1f s\n",
-				done, len(f.plans), res.Name, res.Clock, f.duration, time.Since(start).Seconds())
+			fmt.Fprintf(stderr, "%s: [%d/%d] %s: %s %s in %.1f s\n",
+				f.name(), done, len(f.plans), res.Name, f.clockJSON(), f.duration, time.Since(start).Seconds())
 			mu.Unlock()
 			return nil
 		})

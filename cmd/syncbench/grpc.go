@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -33,6 +34,7 @@ type netFlags struct {
 	plaintext bool
 	lease     time.Duration
 	join      time.Duration
+	journal   string
 }
 
 func (n *netFlags) register(fs *flag.FlagSet, worker bool) {
@@ -41,6 +43,7 @@ func (n *netFlags) register(fs *flag.FlagSet, worker bool) {
 	if !worker {
 		fs.DurationVar(&n.lease, "lease", time.Second, "a worker silent this long leaves the run (its lease expires) and rejoins as its next incarnation")
 		fs.DurationVar(&n.join, "join-timeout", time.Minute, "how long the coordinator waits for every worker to join")
+		fs.StringVar(&n.journal, "journal", "", "directory of the coordinator's write-ahead journals, one per run: a coordinator restarted with the same flags resumes the runs where they stopped (after a crash or kill -9)")
 	}
 }
 
@@ -179,6 +182,12 @@ func indent(s string) string {
 // run runs experiment e, over data d, as run i of the comparison.
 func (g *grpcRuns) run(ctx context.Context, e harness.Experiment, d *data, i int) (*harness.Result, error) {
 	e.Lease, e.JoinTimeout = g.f.net.lease, g.f.net.join
+	if dir := g.f.net.journal; dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("-journal: %w", err)
+		}
+		e.Journal = filepath.Join(dir, fmt.Sprintf("run-%d-%s.journal", i, strings.NewReplacer(":", "_", "/", "_", "+", "_").Replace(e.Name)))
+	}
 	job, err := cluster.NewJob(g.f.spec(), e, d.workload())
 	if err != nil {
 		return nil, err
@@ -290,4 +299,17 @@ func tlsCmd(args []string, stdout, stderr io.Writer) int {
 		"copy ca.pem, token and worker-ID.pem/worker-ID-key.pem to each worker host; keep ca-key.pem off them\n",
 		name, job, strings.Join(hs, ", "), workers, dir)
 	return 0
+}
+
+// loopback reports whether addr (HOST:PORT) names a loopback host.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

@@ -51,6 +51,7 @@ func TestGRPCCommandsRefused(t *testing.T) {
 	}{
 		{[]string{"coordinator", "-sync", "bsp"}, []string{"-tls-dir", "syncbench tls", "-plaintext"}},
 		{[]string{"coordinator", "-plaintext", "-tls-dir", "x"}, []string{"choose one"}},
+		{[]string{"coordinator", "-plaintext", "-stragglers", "0"}, []string{"-plaintext with -listen :7070", "loopback"}},
 		{append(tinyCompare("-clock", "grpc", "-sync", "isp"), "-json"), []string{"-sync isp", "-clock real"}},
 		{[]string{"worker", "-id", "0", "-plaintext"}, []string{"-coordinator"}},
 		{[]string{"worker", "-coordinator", "127.0.0.1:1", "-plaintext"}, []string{"-id"}},

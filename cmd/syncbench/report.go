@@ -19,7 +19,7 @@ import (
 func (c *comparison) writeTable(w io.Writer) error {
 	f := c.f
 	var b strings.Builder
-	fmt.Fprintf(&b, "syncbench compare: %s on %s\n", c.alg.Name(), c.d.describe())
+	fmt.Fprintf(&b, "%s: %s on %s\n", f.name(), c.alg.Name(), c.d.describe())
 	fmt.Fprintf(&b, "%d workers, batch %s, %s\n", f.workers, batchName(f.batch), c.stragglerLine())
 	fmt.Fprintf(&b, "%s, %v per run, objective every %v, seed %d\n", f.clockName(), f.duration, f.evalEvery, f.seed)
 	if f.indirect {
@@ -423,4 +423,12 @@ func (f *compareFlags) clockJSON() string {
 		return "grpc"
 	}
 	return f.clockKind.String()
+}
+
+// name is the command's name, for its output.
+func (f *compareFlags) name() string {
+	if f.coordinator {
+		return "syncbench coordinator"
+	}
+	return "syncbench compare"
 }

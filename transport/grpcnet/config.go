@@ -11,6 +11,7 @@ import (
 
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/keepalive"
 
 	"github.com/syncmodels/syncmodels/algorithms"
@@ -49,6 +50,10 @@ const (
 	// minToken is the shortest bearer token accepted, in bytes.
 	minToken = 16
 )
+
+// reconnectBackoff is the workers' reconnection backoff: from 50 ms,
+// doubling, at most 1 s apart.
+var reconnectBackoff = backoff.Config{BaseDelay: 50 * time.Millisecond, Multiplier: 2, Jitter: 0.2, MaxDelay: time.Second}
 
 // minPingInterval is the server's keepalive enforcement: clients may ping
 // as often as every 5 s, half of grpc-go's 10 s floor for client pings, so
@@ -233,6 +238,10 @@ func (c *Config) dialOptions() []grpc.DialOption {
 			PermitWithoutStream: true,
 		}),
 		grpc.WithTransportCredentials(c.clientCreds()),
+		// A worker whose coordinator restarts reconnects within about a
+		// second rather than gRPC's default backoff (up to 2 minutes),
+		// which would outlast its lease.
+		grpc.WithConnectParams(grpc.ConnectParams{Backoff: reconnectBackoff, MinConnectTimeout: 5 * time.Second}),
 	}
 	if c.Logger != nil {
 		o = append(o, grpc.WithChainStreamInterceptor(logging.StreamClientInterceptor(slogAdapter(c.Logger))))
