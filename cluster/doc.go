@@ -6,7 +6,10 @@
 // the coordinator, builds the workload and loads its own data (package
 // workload), checks that its shard hashes to the coordinator's, and runs
 // harness.RunWorker over a stream it reopens when the connection breaks.
-// Local starts, kills (SIGKILL) and restarts worker processes on one host.
+// Local starts, kills (SIGKILL) and restarts worker processes on one host,
+// and Preempter does so on the seeded availability schedules of package
+// preempt (DOLL §V-A), timed from the run's start (Experiment.OnStart):
+// the gRPC runtime's preemptions, which the job does not carry.
 //
 // # Job
 //
@@ -16,7 +19,8 @@
 // every worker's shard (workload.ShardHash: the points' indices and
 // values). NewJob refuses what cannot run across processes yet (ISP and
 // replicas, whose filters' state is read in process; interval tuners,
-// scale-in, data migration, indirect communication, preemptions). A
+// scale-in, data migration, indirect communication; preemptions are
+// Preempter's, outside the job). A
 // coordinator may serve several runs one after another on one address
 // (Job.Run of Job.Runs); a worker process takes part in each.
 //

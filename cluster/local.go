@@ -165,6 +165,22 @@ func (l *Local) Output(id int) string {
 	return ""
 }
 
+// Running reports whether worker id's process is running.
+func (l *Local) Running(id int) bool {
+	l.mu.Lock()
+	p := l.procs[id]
+	l.mu.Unlock()
+	if p == nil {
+		return false
+	}
+	select {
+	case <-p.done:
+		return false
+	default:
+		return true
+	}
+}
+
 // Incarnation returns worker id's current incarnation (0: never started).
 func (l *Local) Incarnation(id int) uint32 {
 	l.mu.Lock()

@@ -233,6 +233,12 @@ type Experiment struct {
 	// Experiment over an endpoint of the same network (Network must be
 	// set). The run's clock starts once every worker has joined.
 	Remote bool
+	// OnStart (Real), if set, is called with the instant the run's clock
+	// read 0 once every worker has joined (or, resuming from a Journal,
+	// the instant it would have read 0), from the run's goroutine: what
+	// follows the run's time from outside, such as a cluster.Preempter,
+	// starts there.
+	OnStart func(origin time.Time)
 	// JoinTimeout (Remote) bounds the wait for every worker to join.
 	// Default 1 minute.
 	JoinTimeout time.Duration

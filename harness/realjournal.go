@@ -87,6 +87,9 @@ func (rc *realCoord) resume(ctx context.Context) (bool, error) {
 	rc.replaying = false
 	rc.resumed++
 	rc.clock.Store(time.Now().UnixNano() - int64(last))
+	if rc.e.OnStart != nil {
+		rc.e.OnStart(time.Unix(0, rc.clock.Load()))
+	}
 	// The members reconnect as at the start: they have JoinTimeout.
 	for w, ok := range rc.member {
 		if ok {

@@ -97,6 +97,9 @@ func (rc *realCoord) register(ctx context.Context) error {
 	for i := range rc.lease {
 		rc.lease[i] = rc.e.Lease
 	}
+	if rc.e.OnStart != nil {
+		rc.e.OnStart(time.Unix(0, rc.clock.Load()))
+	}
 	if rc.started != nil {
 		close(rc.started)
 	}

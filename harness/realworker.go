@@ -191,8 +191,11 @@ type realWorker struct {
 // interrupt: FSP's "commit after the current point", at chunk granularity.
 const chunk = 16
 
-// errSuperseded reports a Reject that names no incarnation to rejoin as.
-var errSuperseded = errors.New("harness: worker refused")
+// ErrRefused reports that the coordinator refused a worker for good (a
+// Reject naming no incarnation to rejoin as): a restarted worker whose
+// per-point state the server already holds, say. RunWorker's error wraps
+// it; the run goes on without the worker.
+var ErrRefused = errors.New("harness: worker refused")
 
 func (w *realWorker) since() time.Duration {
 	return time.Duration(time.Now().UnixNano() - w.start.Load())
@@ -394,7 +397,7 @@ func (w *realWorker) join(ctx context.Context, pending *transport.Message) (stop
 			case m.Kind == transport.Reject && m.Incarnation > w.inc:
 				w.inc = m.Incarnation
 			case m.Kind == transport.Reject:
-				return false, fmt.Errorf("harness: worker %d incarnation %d: %s: %w", w.sh.id, w.inc, m.Reason, errSuperseded)
+				return false, fmt.Errorf("harness: worker %d incarnation %d: %s: %w", w.sh.id, w.inc, m.Reason, ErrRefused)
 			case m.Kind == transport.Release:
 				early, earlyAt = m, w.got
 				continue
@@ -431,7 +434,7 @@ func (w *realWorker) joined(accepted uint64, pending *transport.Message) error {
 // ends the worker.
 func (w *realWorker) rejected(ctx context.Context, m *transport.Message, pending *transport.Message) (stopped bool, err error) {
 	if m.Incarnation <= w.inc {
-		return false, fmt.Errorf("harness: worker %d incarnation %d: %s: %w", w.sh.id, w.inc, m.Reason, errSuperseded)
+		return false, fmt.Errorf("harness: worker %d incarnation %d: %s: %w", w.sh.id, w.inc, m.Reason, ErrRefused)
 	}
 	w.inc = m.Incarnation
 	w.rejoins++

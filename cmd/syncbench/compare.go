@@ -23,6 +23,7 @@ import (
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/consistency"
 	"github.com/syncmodels/syncmodels/harness"
+	"github.com/syncmodels/syncmodels/preempt"
 )
 
 // The default comparison (`syncbench` with no arguments) is logistic
@@ -102,6 +103,9 @@ type compareFlags struct {
 	// The gRPC runtime (-clock grpc, syncbench coordinator): where the
 	// coordinator listens, its security, whether compare starts the
 	// worker processes itself, and the runs' state.
+	availability  float64
+	cycle         time.Duration
+	preemptStep   time.Duration
 	listen        string
 	net           netFlags
 	spawn         bool
@@ -150,6 +154,9 @@ func (f *compareFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.latency, "latency", 100*time.Microsecond, "virtual one-way message latency")
 	fs.Float64Var(&f.bandwidth, "bandwidth", 1.25e9, "virtual link bandwidth, bytes per second")
 	fs.BoolVar(&f.shuffle, "shuffle", false, "shard a seeded permutation of the points instead of contiguous blocks")
+	fs.Float64Var(&f.availability, "availability", 1, "availability α of preemptible workers, 0 < α ≤ 1 (1: never preempted): each worker is preempted and restored on a seeded two-state chain (DOLL §V-A; package preempt); with -clock grpc a preemption kills the worker's process")
+	fs.DurationVar(&f.cycle, "cycle", time.Second, "mean preemption cycle, available and preempted, with -availability < 1 (DOLL: 1000s)")
+	fs.DurationVar(&f.preemptStep, "preempt-step", 100*time.Millisecond, "how often the availability chain is sampled, with -availability < 1 (DOLL: 2s)")
 	fs.BoolVar(&f.indirect, "indirect", false, "MLLess's indirect communication (virtual clock): updates go through a shared store (PUT, then each worker GETs the others'), control through a signalling channel; replaces -latency and -bandwidth")
 	fs.BoolVar(&f.replicas, "replicas", false, "run bsp, ssp, asp and quorum in MLLess's replica design (every worker keeps a replica and its own optimizer and commits parameter changes, which the coordinator adds; isp always runs so) instead of the parameter server's (one optimizer step on the mean gradient); a single model takes it as MODEL+replicas")
 	fs.DurationVar(&f.storeRTT, "store-rtt", time.Millisecond, "with -indirect: round trip of one store request")
@@ -234,6 +241,9 @@ func (f *compareFlags) check() error {
 				return err
 			}
 		}
+		if f.coordinator && f.availability < 1 {
+			return fmt.Errorf("-availability %g: syncbench coordinator does not start its workers, so it cannot preempt them; use compare -clock grpc, or kill the worker processes yourself", f.availability)
+		}
 		if f.net.plaintext && !loopback(f.listen) {
 			return fmt.Errorf("-plaintext with -listen %s: plaintext is for loopback only; listen on 127.0.0.1:PORT, or use -tls-dir", f.listen)
 		}
@@ -243,6 +253,12 @@ func (f *compareFlags) check() error {
 	}
 	if f.evalEvery == 0 {
 		f.evalEvery = f.duration / 100
+	}
+	if f.availability != 1 {
+		c := f.preemptConfig()
+		if err := c.Validate(); err != nil {
+			return fmt.Errorf("-availability %g -cycle %v -preempt-step %v: %v", f.availability, f.cycle, f.preemptStep, err)
+		}
 	}
 	f.plans = f.plans[:0]
 	for s := range strings.SplitSeq(f.syncList, ",") {
@@ -314,7 +330,16 @@ func (f *compareFlags) experiment(alg algorithms.Algorithm, spec consistency.Spe
 	if f.indirect {
 		e.Indirect = &harness.StoreModel{RTT: f.storeRTT, Bandwidth: f.storeBW, Signal: f.signal}
 	}
+	if f.availability != 1 {
+		c := f.preemptConfig()
+		e.Preempt = &c
+	}
 	return e
+}
+
+// preemptConfig is the workers' availability chain.
+func (f *compareFlags) preemptConfig() preempt.Config {
+	return preempt.Config{Alpha: f.availability, MeanCycle: f.cycle, Step: f.preemptStep}
 }
 
 // comparison is what `syncbench compare` reports: the scenario, the target
@@ -576,6 +601,10 @@ func (f *compareFlags) ignored(fs *flag.FlagSet, alg algorithms.Algorithm) []str
 	}
 	if f.stragglers == 0 {
 		no("straggler-kind", "with -stragglers 0")
+	}
+	if f.availability == 1 {
+		no("cycle", "without preemptions (-availability < 1)")
+		no("preempt-step", "without preemptions (-availability < 1)")
 	}
 	if f.clockKind == harness.Real {
 		for _, fl := range []string{"point-cost", "latency", "bandwidth"} {

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/syncmodels/syncmodels/cluster"
@@ -142,6 +143,10 @@ func (f *compareFlags) setupGRPC(stderr io.Writer, name string, cancel context.C
 			return cmd
 		}}
 		g.local.OnExit = func(id int, inc uint32, err error, killed bool) {
+			var ee *exec.ExitError
+			if errors.As(err, &ee) && ee.ExitCode() == exitRefused {
+				return // refused by the coordinator: the run goes on without it
+			}
 			if err != nil && !killed {
 				cancel(fmt.Errorf("worker process %d (incarnation %d) failed: %v: %s", id, inc, err, strings.TrimSpace(g.local.Output(id))))
 			}
@@ -155,7 +160,7 @@ func (f *compareFlags) setupGRPC(stderr io.Writer, name string, cancel context.C
 		prev := cleanup
 		cleanup = func() {
 			for id, err := range g.local.Wait(10 * time.Second) {
-				if err != nil {
+				if err != nil && !killedBySignal(err) {
 					fmt.Fprintf(stderr, "%s: worker process %d: %v\n%s", name, id, err, indent(g.local.Output(id)))
 				}
 			}
@@ -188,6 +193,10 @@ func (g *grpcRuns) run(ctx context.Context, e harness.Experiment, d *data, i int
 		}
 		e.Journal = filepath.Join(dir, fmt.Sprintf("run-%d-%s.journal", i, strings.NewReplacer(":", "_", "/", "_", "+", "_").Replace(e.Name)))
 	}
+	// Preemptions kill and restart the worker processes (cluster.Preempter)
+	// from the run's start on; the job does not carry them.
+	preemptCfg := e.Preempt
+	e.Preempt = nil
 	job, err := cluster.NewJob(g.f.spec(), e, d.workload())
 	if err != nil {
 		return nil, err
@@ -200,10 +209,44 @@ func (g *grpcRuns) run(ctx context.Context, e harness.Experiment, d *data, i int
 			return nil, fmt.Errorf("listening again on %s: %w", g.addr, err)
 		}
 	}
+	var (
+		pre     cluster.PreemptStats
+		preErr  error
+		started bool
+		done    = make(chan struct{})
+	)
+	pctx, stopPreempt := context.WithCancel(ctx)
+	defer stopPreempt()
+	if c := preemptCfg; c != nil && g.local != nil {
+		p := &cluster.Preempter{Local: g.local, Config: *c, Seed: e.Seed, Workers: e.Workers, Horizon: e.Duration}
+		e.OnStart = func(origin time.Time) {
+			started = true
+			go func() { defer close(done); pre, preErr = p.Run(pctx, origin) }()
+		}
+	}
 	rep, err := (&cluster.Coordinator{Experiment: e, Job: job, Net: g.cfg}).Run(ctx, lis)
+	stopPreempt()
+	if started {
+		<-done
+	}
+	if g.local != nil {
+		// The next run needs every worker: restart the preempted ones
+		// and the refused ones as their next incarnations.
+		for id := range e.Workers {
+			if !g.local.Running(id) && i+1 < len(g.f.plans) {
+				if err := g.local.Start(id); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
 	if rep == nil {
 		return nil, err
 	}
+	if err == nil && preErr != nil {
+		err = preErr
+	}
+	rep.Preemptions = pre.Preemptions
 	g.refused = append(g.refused, rep.Refused)
 	return rep.Result, err
 }
@@ -256,10 +299,18 @@ func worker(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s %d: %v\n", name, id, oneLine(err))
+		if errors.Is(err, harness.ErrRefused) {
+			return exitRefused
+		}
 		return 1
 	}
 	return 0
 }
+
+// exitRefused is syncbench worker's exit status when the coordinator
+// refused it for good (harness.ErrRefused): a restarted K-means worker,
+// say. The run goes on without it.
+const exitRefused = 3
 
 // tlsCmd is `syncbench tls`: it writes a job's CA, the coordinator's
 // certificate, one per worker and the job's token into a directory.
@@ -312,4 +363,15 @@ func loopback(addr string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// killedBySignal reports whether a process ended because it was killed
+// (by Local, for a preemption or at the end).
+func killedBySignal(err error) bool {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return false
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled()
 }

@@ -57,6 +57,9 @@ func TestGRPCCommandsRefused(t *testing.T) {
 		{[]string{"worker", "-coordinator", "127.0.0.1:1", "-plaintext"}, []string{"-id"}},
 		{[]string{"worker", "-coordinator", "127.0.0.1:1", "-id", "0", "-incarnation", "0", "-plaintext"}, []string{"-incarnation 0"}},
 		{[]string{"tls"}, []string{"-dir"}},
+		{[]string{"coordinator", "-plaintext", "-listen", "127.0.0.1:0", "-availability", "0.5"}, []string{"-availability 0.5", "cannot preempt"}},
+		{tinyCompare("-availability", "1.5"), []string{"-availability 1.5"}},
+		{tinyCompare("-availability", "0.7", "-cycle", "10ms"), []string{"-cycle 10ms"}},
 	} {
 		code, _, errs := runCmd(t, tc.args...)
 		if code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
@@ -92,4 +95,24 @@ func TestTLSCommand(t *testing.T) {
 	if code, _, errs := runCmd(t, "tls", "-dir", dir); code != 1 || !strings.Contains(errs, dir) {
 		t.Errorf("a second tls into %s: exit %d, %q; want 1 naming the directory", dir, code, errs)
 	}
+}
+
+// Preemptions with worker processes: compare -clock grpc kills (SIGKILL)
+// and restarts them on the seeded schedules; LR workers rejoin, and the
+// runs pass the checker with nothing lost.
+func TestCompareGRPCPreemptions(t *testing.T) {
+	code, out, errs := runCmd(t, tinyCompare("-clock", "grpc", "-sync", "bsp", "-duration", "1500ms", "-stragglers", "0",
+		"-availability", "0.6", "-cycle", "500ms", "-preempt-step", "50ms", "-json")...)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	var c compareJSON
+	if err := json.Unmarshal([]byte(out), &c); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, out)
+	}
+	r := c.Runs[0]
+	if r.Check != "ok" || r.LostDeltas != 0 || r.DuplicateApplies != 0 || r.Preemptions == 0 || r.Rejoins == 0 {
+		t.Fatalf("check %q, %d lost, %d twice, %d preemptions, %d rejoins", r.Check, r.LostDeltas, r.DuplicateApplies, r.Preemptions, r.Rejoins)
+	}
+	t.Logf("%d preemptions, %d rejoins, %d expired leases, %d versions", r.Preemptions, r.Rejoins, r.ExpiredLeases, r.Versions)
 }

@@ -176,6 +176,7 @@ type runJSON struct {
 	Rejoins          int     `json:"rejoins"`
 	ExpiredLeases    int     `json:"expired_leases"`
 	RejectedMessages int64   `json:"rejected_messages"`
+	Preemptions      int     `json:"preemptions"`
 	RefusedStreams   *int64  `json:"refused_streams,omitempty"`
 	WaitFraction     float64 `json:"wait_fraction"`
 	BytesSent        int64   `json:"bytes_sent"`
@@ -296,7 +297,7 @@ func (c *comparison) json() compareJSON {
 			Migration: newMigrationJSON(r.Migration),
 		}
 		rj.Check, rj.LostDeltas, rj.DuplicateApplies = checkSummary(c.checks[i])
-		rj.Rejoins, rj.ExpiredLeases, rj.RejectedMessages = r.Rejoins, r.Expired, r.Rejected
+		rj.Rejoins, rj.ExpiredLeases, rj.RejectedMessages, rj.Preemptions = r.Rejoins, r.Expired, r.Rejected, r.Preemptions
 		if g := f.grpc; g != nil && i < len(g.refused) {
 			n := g.refused[i].Total()
 			rj.RefusedStreams = &n
