@@ -23,7 +23,7 @@ import (
 // each worker runs in the other namespace, whose only route is the veth,
 // and gets a directory with just ca.pem, token and its own certificate
 // and key, as a worker host would. It needs root and the ip tool (it
-// skips without them), and takes about 40 s on the 2-core reference
+// skips without them), and takes about 30 s on the 2-core reference
 // machine: a long check (SYNCMODELS_LONG=1).
 func TestLongNetnsTLS(t *testing.T) {
 	long(t)
