@@ -77,6 +77,11 @@ func (c *Coordinator) Run(ctx context.Context, lis net.Listener) (*Report, error
 	if err := <-served; err != nil && (runErr == nil || errors.Is(runErr, context.Canceled)) {
 		runErr = fmt.Errorf("cluster: serve %v: %w", lis.Addr(), err)
 	}
+	if refused := srv.Rejected(); runErr != nil && refused.Total() > 0 {
+		// Workers that never joined may have been refused at the door.
+		b, _ := json.Marshal(refused)
+		runErr = fmt.Errorf("%w (the server refused %d streams or fetches: %s)", runErr, refused.Total(), b)
+	}
 	if res == nil {
 		return nil, runErr
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -133,7 +134,23 @@ func (w *Worker) runJob(ctx context.Context, job *Job) (*harness.WorkerResult, e
 // coordinator is not up yet, is busy, or has not released the stream of
 // this worker's previous process.
 func retryable(err error) bool {
-	return !errors.Is(err, grpcnet.ErrConfig) && !isAuth(err)
+	return !errors.Is(err, grpcnet.ErrConfig) && !isAuth(err) && !isTLS(err)
+}
+
+// isTLS reports whether err is a handshake that failed on a certificate
+// or a protocol mismatch, which retrying cannot mend: the coordinator's
+// certificate does not name the address dialled, or comes from another
+// job's CA, or one side runs plaintext. gRPC reports these as
+// Unavailable, like a coordinator that is not up yet, so the cause is
+// read from the message.
+func isTLS(err error) bool {
+	s := err.Error()
+	for _, k := range []string{"x509:", "tls:", "certificate", "first record does not look like a TLS handshake", "plaintext"} {
+		if strings.Contains(s, k) {
+			return true
+		}
+	}
+	return false
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {

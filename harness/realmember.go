@@ -168,6 +168,15 @@ func (rc *realCoord) join(ctx context.Context, m *transport.Message) error {
 	case m.Incarnation < rc.inc[w]:
 		rc.rejected++ // silently: see above
 		return nil
+	case m.Incarnation == rc.inc[w] && rc.member[w] && m.Seq < rc.accepted[w]:
+		// Not the member's own join again (its last commit sent is never
+		// below one accepted): a new process reusing the incarnation.
+		// It rejoins as the next, where a worker with per-point state is
+		// refused; answering it as the member would count its points
+		// twice.
+		rc.rejected++
+		return rc.reject(ctx, m, rc.inc[w]+1, fmt.Sprintf("worker %d incarnation %d is a member whose commit %d was accepted; a new process (its last commit sent is %d) rejoins as %d",
+			w, m.Incarnation, rc.accepted[w], m.Seq, rc.inc[w]+1))
 	case m.Incarnation == rc.inc[w] && rc.member[w]:
 		rc.lease[w] = rc.now() + rc.e.Lease
 		return rc.answerJoin(ctx, w) // its answer was lost

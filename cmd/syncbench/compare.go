@@ -286,7 +286,11 @@ func (f *compareFlags) check() error {
 			return fmt.Errorf("-sync %s: FSPV's rollbacks and data migration need -clock virtual", p.name)
 		}
 		if f.clock == "grpc" && (p.spec.Kind == consistency.ISP || p.replicas || p.tuner != nil || p.tunedBatch) {
-			return fmt.Errorf("-sync %s: worker processes cannot run ISP, replicas or tuned presets yet; use -clock real", p.name)
+			alt := "use -clock real"
+			if f.coordinator {
+				alt = "run it with syncbench compare -clock real"
+			}
+			return fmt.Errorf("-sync %s: worker processes cannot run ISP, replicas or tuned presets yet; %s", p.name, alt)
 		}
 		if f.indirect && (p.spec.Kind == consistency.FSP || p.tunedBatch) {
 			return fmt.Errorf("-sync %s: FSP's interrupts and tuners are not modelled over -indirect", p.name)

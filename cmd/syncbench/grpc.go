@@ -36,9 +36,11 @@ type netFlags struct {
 	lease     time.Duration
 	join      time.Duration
 	journal   string
+	worker    bool // a worker's flags: no lease, join timeout or journal
 }
 
 func (n *netFlags) register(fs *flag.FlagSet, worker bool) {
+	n.worker = worker
 	fs.StringVar(&n.tlsDir, "tls-dir", "", "directory of the job's CA, certificates and token (syncbench tls); TLS 1.3 with client certificates")
 	fs.BoolVar(&n.plaintext, "plaintext", false, "no TLS and no token: only over loopback addresses, for local tests")
 	if !worker {
@@ -54,7 +56,7 @@ func (n *netFlags) check() error {
 		return errors.New("-tls-dir: give the job's TLS directory (syncbench tls -dir DIR creates one), or -plaintext for loopback only")
 	case n.tlsDir != "" && n.plaintext:
 		return errors.New("-plaintext with -tls-dir: choose one")
-	case n.lease < 0 || n.join < 0:
+	case !n.worker && (n.lease <= 0 || n.join <= 0):
 		return fmt.Errorf("-lease %v, -join-timeout %v: want positive durations", n.lease, n.join)
 	}
 	return nil
@@ -260,14 +262,16 @@ func worker(args []string, stdout, stderr io.Writer) int {
 		n      netFlags
 		target string
 		id     int
-		inc    uint
-		wait   time.Duration
+		inc       uint
+		wait      time.Duration
+		reconnect time.Duration
 	)
 	n.register(fs, true)
 	fs.StringVar(&target, "coordinator", "", "the coordinator's address, HOST:PORT (required)")
 	fs.IntVar(&id, "id", -1, "this worker's ID, 0 to workers−1 (required)")
 	fs.UintVar(&inc, "incarnation", 1, "this process's incarnation: 1, or the next after a crash (the coordinator refuses an old one and names the next)")
 	fs.DurationVar(&wait, "wait", time.Minute, "how long to keep trying to reach the coordinator")
+	fs.DurationVar(&reconnect, "reconnect", 5*time.Second, "how long to keep trying to reopen a broken stream (a coordinator restarting from its -journal must be back within it)")
 	check := func() error {
 		switch {
 		case target == "":
@@ -278,6 +282,8 @@ func worker(args []string, stdout, stderr io.Writer) int {
 			return fmt.Errorf("-incarnation %d: want 1 to %d", inc, uint64(1<<32-1))
 		case wait <= 0:
 			return fmt.Errorf("-wait %v: want a positive duration", wait)
+		case reconnect <= 0:
+			return fmt.Errorf("-reconnect %v: want a positive duration", reconnect)
 		}
 		return n.check()
 	}
@@ -291,7 +297,7 @@ func worker(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	w := &cluster.Worker{Target: target, ID: id, Incarnation: uint32(inc), Net: cfg, Wait: wait}
+	w := &cluster.Worker{Target: target, ID: id, Incarnation: uint32(inc), Net: cfg, Wait: wait, Reconnect: reconnect}
 	results, err := w.Run(ctx)
 	for i, r := range results {
 		fmt.Fprintf(stderr, "%s %d: run %d: %d commits, %d points, incarnation %d, %d rejoins\n",

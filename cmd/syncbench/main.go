@@ -37,7 +37,7 @@ func usage() string {
 	var b strings.Builder
 	b.WriteString("usage: syncbench [command] [flags]\n\ncommands:\n")
 	for _, c := range commands {
-		fmt.Fprintf(&b, "  %-10s %s\n", c.name, c.summary)
+		fmt.Fprintf(&b, "  %-12s %s\n", c.name, c.summary)
 	}
 	b.WriteString(`
 syncbench with no command runs compare. Each command's flags, with their
