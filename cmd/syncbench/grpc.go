@@ -259,9 +259,9 @@ func worker(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stdout)
 	var (
-		n      netFlags
-		target string
-		id     int
+		n         netFlags
+		target    string
+		id        int
 		inc       uint
 		wait      time.Duration
 		reconnect time.Duration
