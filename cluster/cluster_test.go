@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -122,11 +123,30 @@ func runInProcess(t *testing.T, e harness.Experiment, job *cluster.Job, dir stri
 	return rep, err
 }
 
+// leakCheck fails the test if goroutines started during it still run a
+// few seconds after it ends: a coordinator or worker that outlives its
+// run.
+func leakCheck(t *testing.T) {
+	before := runtime.NumGoroutine()
+	t.Cleanup(func() {
+		deadline := time.Now().Add(5 * time.Second)
+		for runtime.NumGoroutine() > before {
+			if time.Now().After(deadline) {
+				buf := make([]byte, 1<<20)
+				t.Errorf("%d goroutines after the test, %d before:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
+}
+
 // BSP over gRPC equals BSP on goroutines, bit for bit (which the
 // harness's tests tie to the single-process trainer).
 func TestGRPCMatchesGoroutines(t *testing.T) {
 	for _, spec := range []workload.Spec{lrSpec, kmSpec} {
 		t.Run(spec.Algo, func(t *testing.T) {
+			leakCheck(t)
 			e, job, dir, lis := setup(t, spec, "bsp", 4)
 			e.Duration, e.Stop.MaxIterations = time.Minute, 8
 			job.Duration, job.MaxIterations = cluster.Duration(e.Duration), 8
@@ -151,6 +171,7 @@ func TestGRPCMatchesGoroutines(t *testing.T) {
 func TestEverySyncModelOverGRPC(t *testing.T) {
 	for _, sync := range []string{"bsp", "ssp:1", "asp", "quorum:3", "fsp:20ms"} {
 		t.Run(sync, func(t *testing.T) {
+			leakCheck(t)
 			e, job, dir, lis := setup(t, lrSpec, sync, 4)
 			rep, err := runInProcess(t, e, job, dir, lis)
 			if err != nil {

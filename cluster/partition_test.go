@@ -113,6 +113,7 @@ func TestPartitionedLink(t *testing.T) {
 		for_ time.Duration
 	}{{"short", 150 * time.Millisecond}, {"long", 900 * time.Millisecond}} {
 		t.Run(c.name, func(t *testing.T) {
+			leakCheck(t)
 			e, job, dir, lis := setup(t, kmSpec, "bsp", 4)
 			e.Duration = 2 * time.Second
 			job.Duration = cluster.Duration(e.Duration)
