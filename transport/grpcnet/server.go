@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/health"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
@@ -37,6 +38,7 @@ type Server struct {
 	malformed atomic.Int64
 	rej       rejections
 	job       atomic.Pointer[[]byte] // the job's description; nil or empty: none
+	health    *health.Server         // the gRPC health service (Health)
 
 	mu     sync.Mutex
 	closed bool
@@ -44,6 +46,9 @@ type Server struct {
 	peers  map[transport.NodeID]*peer // workers' open streams
 	known  map[transport.NodeID]bool  // every node opened so far
 	gs     *grpc.Server               // the server Serve created, if any
+	// drained is made by Shutdown, which refuses new streams from then
+	// on, and closed when no worker's stream is left.
+	drained chan struct{}
 }
 
 var _ transport.Transport = (*Server)(nil)
@@ -59,10 +64,11 @@ func NewServer(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("grpcnet: the server's TLS configuration has no certificate: %w", ErrConfig)
 	}
 	s := &Server{
-		cfg:   cfg,
-		done:  make(chan struct{}),
-		peers: make(map[transport.NodeID]*peer),
-		known: make(map[transport.NodeID]bool),
+		cfg:    cfg,
+		done:   make(chan struct{}),
+		peers:  make(map[transport.NodeID]*peer),
+		known:  make(map[transport.NodeID]bool),
+		health: newHealth(),
 	}
 	s.guard = newGuard(s)
 	s.creds = s.serverCreds()
@@ -100,6 +106,12 @@ func (s *Server) serveJob(ss grpc.ServerStream) error {
 	if s.isClosed() {
 		return status.Error(codes.Unavailable, "grpcnet: coordinator closed")
 	}
+	s.mu.Lock()
+	down := s.shuttingDown()
+	s.mu.Unlock()
+	if down {
+		return errShuttingDown
+	}
 	p := s.job.Load()
 	if p == nil {
 		return status.Error(codes.NotFound, "grpcnet: no job description")
@@ -132,8 +144,9 @@ func (s *Server) Register(r grpc.ServiceRegistrar) {
 
 // Serve serves s on lis with a grpc.Server of its own, built with
 // ServerOptions and then opts (interceptors of the caller's; not
-// credentials), until Close or until lis fails. It returns nil after
-// Close. With Plaintext, a listener that is not on a loopback address (or
+// credentials), until Close or Shutdown or until lis fails; it serves the
+// gRPC health service (Health) beside the transport's. It returns nil
+// after Close or Shutdown. With Plaintext, a listener that is not on a loopback address (or
 // a Unix socket, or in memory) is refused with ErrConfig.
 func (s *Server) Serve(lis net.Listener, opts ...grpc.ServerOption) error {
 	if s.cfg.Plaintext && !isLocal(lis.Addr()) {
@@ -142,6 +155,7 @@ func (s *Server) Serve(lis net.Listener, opts ...grpc.ServerOption) error {
 	}
 	gs := grpc.NewServer(append(s.ServerOptions(), opts...)...)
 	s.Register(gs)
+	s.registerHealth(gs)
 	s.mu.Lock()
 	if s.closed || s.gs != nil {
 		closed := s.closed
@@ -205,8 +219,9 @@ func (s *Server) Stats() transport.Stats {
 	return st
 }
 
-// Close closes the coordinator's endpoint, ends every worker's stream
-// (codes.Unavailable), stops the grpc.Server that Serve created and waits
+// Close reports NOT_SERVING (Health), closes the coordinator's endpoint,
+// ends every worker's stream at once (codes.Unavailable; Shutdown lets
+// them end first), stops the grpc.Server that Serve created and waits
 // for every goroutine of the transport. A grpc.Server the caller owns
 // keeps running (its other services too); the transport's handlers return.
 func (s *Server) Close() error {
@@ -218,6 +233,7 @@ func (s *Server) Close() error {
 	}
 	s.closed = true
 	close(s.done)
+	s.health.Shutdown()
 	coord, gs := s.coord, s.gs
 	s.mu.Unlock()
 	if coord != nil {
@@ -262,6 +278,9 @@ func (s *Server) handle(ss grpc.ServerStream) error {
 	case s.closed:
 		s.mu.Unlock()
 		return status.Error(codes.Unavailable, "grpcnet: coordinator closed")
+	case s.shuttingDown():
+		s.mu.Unlock()
+		return errShuttingDown
 	case s.peers[id] != nil:
 		s.mu.Unlock()
 		s.rej.attached.Add(1)
@@ -338,6 +357,9 @@ func (s *Server) detach(p *peer) {
 	if s.peers[p.id] == p {
 		delete(s.peers, p.id)
 		close(p.done)
+		if s.drained != nil && len(s.peers) == 0 {
+			close(s.drained) // the last stream of a Shutdown ended
+		}
 	}
 	s.mu.Unlock()
 }
