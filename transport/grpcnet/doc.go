@@ -157,6 +157,37 @@
 // Keepalive detects dead connections in seconds; an application lease on
 // top (RELIABILITY.md) detects dead workers faster.
 //
+// # Health and shutdown
+//
+// Serve also serves the standard gRPC health service
+// (grpc.health.v1.Health, Server.Health): SERVING for "" and for
+// ServiceName ("syncmodels.transport.v1.Transport") while the server
+// serves, NOT_SERVING from Shutdown or Close on; on a grpc.Server of the
+// caller's, register Server.Health beside Register. Health checks pass the
+// server's transport credentials but not the transport's guard (token,
+// certificate identity, rate limit): a probe has no job token, and the
+// service says only whether the server serves. So over TLS with client
+// certificates (jobtls.ServerTLS) a probe without a job certificate fails
+// the handshake, as a worker would: Kubernetes' built-in grpc probe speaks
+// no TLS, and a tcpSocket probe is counted as a failed handshake each
+// time. Use an exec probe in the pod with the job's credentials, e.g.
+// grpc_health_probe -addr=localhost:7070 -tls -tls-ca-cert=ca.pem
+// -tls-client-cert=worker-0.pem -tls-client-key=worker-0-key.pem
+// -service=syncmodels.transport.v1.Transport (the server's certificate
+// must name the address probed). With Plaintext only loopback reaches the
+// server, so only a probe inside the pod (exec) does.
+//
+// Shutdown(ctx) ends a server gracefully: it reports NOT_SERVING first,
+// then refuses new worker streams and job fetches (codes.Unavailable
+// "grpcnet: shutting down"), while the coordinator's endpoint and the
+// streams attached go on carrying messages both ways; when the last stream
+// has ended, or ctx is done, it closes everything as Close does (no
+// goroutine left) and returns nil, or ctx's error if it had to end
+// streams. The streams end when the coordinator's run ends them: a harness
+// run drains its workers, then closes the transport itself, so Shutdown
+// is for an owner that stops a job from outside (a SIGTERM), its ctx
+// bounding the drain. Close stays immediate.
+//
 // # Cost
 //
 // On the 2-core reference machine (shared; medians of 3 runs), a heartbeat
