@@ -53,7 +53,15 @@ func (c *Coordinator) Run(ctx context.Context, lis net.Listener) (*Report, error
 		return nil, fmt.Errorf("cluster: job: %w", err)
 	}
 	cfg := c.Net
-	cfg.Layout, cfg.Job = e.Algorithm.Layout(), desc
+	cfg.Layout, cfg.Job, cfg.Generation = e.Algorithm.Layout(), desc, 1
+	if e.Journal != "" {
+		// A coordinator resuming from its journal is the next generation:
+		// its workers refuse streams from an older one.
+		if cfg.Generation, err = harness.JournalGeneration(e.Journal); err != nil {
+			lis.Close()
+			return nil, err
+		}
+	}
 	srv, err := grpcnet.NewServer(cfg)
 	if err != nil {
 		lis.Close()

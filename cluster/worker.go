@@ -180,7 +180,16 @@ type redial struct {
 	ep      transport.Endpoint
 	closed  bool
 	stopped atomic.Bool
+	// gen is the highest coordinator generation the worker has talked
+	// to: a stream from an older coordinator (one that should be dead,
+	// its journal resumed by a newer one) is refused, and nothing it
+	// sends is used.
+	gen uint64
 }
+
+// errOldGeneration reports a stream from an older coordinator than one
+// the worker has talked to.
+var errOldGeneration = errors.New("cluster: a coordinator of an older generation")
 
 // openEndpoint opens id's stream, trying for up to wait; later breaks are
 // repaired for up to reconnect each.
@@ -220,8 +229,16 @@ func (r *redial) current(ctx context.Context, failed transport.Endpoint) (transp
 	for {
 		ep, err := r.cli.Open(r.id)
 		if err == nil {
-			r.ep = ep
-			return ep, nil
+			g := uint64(0)
+			if ge, ok := ep.(interface{ Generation() uint64 }); ok {
+				g = ge.Generation()
+			}
+			if g >= r.gen {
+				r.gen, r.ep = g, ep
+				return ep, nil
+			}
+			ep.Close()
+			err = fmt.Errorf("%w: generation %d answered; generation %d was seen", errOldGeneration, g, r.gen)
 		}
 		if ctx.Err() != nil || time.Now().After(deadline) || !retryable(err) {
 			return nil, fmt.Errorf("cluster: worker %d: reopening its stream: %w: %w", r.id, err, transport.ErrClosed)

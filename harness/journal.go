@@ -311,3 +311,40 @@ func (j *journal) close() error {
 	}
 	return err
 }
+
+// JournalGeneration returns the generation a coordinator started on the
+// journal at path serves: 1 for a new job (no journal, or one that ends
+// before the run started), else one more than the coordinators that ran
+// it before (the first, plus one per resume). It reads only the records'
+// kinds; a torn tail is ignored as openJournal would cut it.
+func JournalGeneration(path string) (uint64, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return 1, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("harness: journal %s: %w", path, err)
+	}
+	_, b, found := bytes.Cut(b, []byte("\n"))
+	if !found {
+		return 1, nil
+	}
+	started, resumes := false, uint64(0)
+	for len(b) >= 8 {
+		n := int(binary.LittleEndian.Uint32(b))
+		if n < 1 || n > len(b)-8 {
+			break
+		}
+		switch b[8] {
+		case jStart:
+			started = true
+		case jResume:
+			resumes++
+		}
+		b = b[8+n:]
+	}
+	if !started {
+		return 1, nil
+	}
+	return 2 + resumes, nil
+}

@@ -93,3 +93,48 @@ func TestJournalFile(t *testing.T) {
 		t.Fatal("the refused journal was changed")
 	}
 }
+
+// A coordinator on a new journal is generation 1; each coordinator that
+// ran the job before adds one.
+func TestJournalGeneration(t *testing.T) {
+	alg := mutationKMeans(t)
+	e := &Experiment{Algorithm: alg, Sync: consistency.MustParse("bsp"), Workers: 4, Seed: 3}
+	path := filepath.Join(t.TempDir(), "j")
+	gen := func() uint64 {
+		t.Helper()
+		g, err := JournalGeneration(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	if g := gen(); g != 1 {
+		t.Fatalf("no journal: generation %d, want 1", g)
+	}
+	j, _, err := openJournal(path, e, alg.Layout())
+	if err != nil {
+		t.Fatal(err)
+	}
+	add := func(r journalRecord) {
+		if err := j.add(r); err != nil {
+			t.Fatal(err)
+		}
+		if err := j.sync(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(journalRecord{kind: jRegistered, worker: 0, inc: 1})
+	if g := gen(); g != 1 {
+		t.Fatalf("a journal that ends before the start: generation %d, want 1", g)
+	}
+	add(journalRecord{kind: jStart})
+	add(journalRecord{kind: jTick, at: time.Millisecond})
+	if g := gen(); g != 2 {
+		t.Fatalf("after one coordinator: generation %d, want 2", g)
+	}
+	add(journalRecord{kind: jResume, at: time.Millisecond})
+	if g := gen(); g != 3 {
+		t.Fatalf("after a resume: generation %d, want 3", g)
+	}
+	j.close()
+}

@@ -275,9 +275,15 @@ type workerEndpoint struct {
 
 	once  sync.Once
 	cause atomic.Pointer[error] // why the stream ended, if not by Close
+	gen   uint64                // the coordinator's generation (its header)
 }
 
 var _ transport.Endpoint = (*workerEndpoint)(nil)
+
+// Generation returns the generation the coordinator announced when it
+// accepted the stream (Config.Generation; 0 from a coordinator that
+// announces none). The endpoints Client.Open returns have this method.
+func (e *workerEndpoint) Generation() uint64 { return e.gen }
 
 // open opens the stream and waits for the coordinator's header.
 func (e *workerEndpoint) open() error {
@@ -313,6 +319,13 @@ func (e *workerEndpoint) open() error {
 	}
 	if !t.Stop() { // the timer fired after all and cancelled the stream
 		return fail(context.Canceled)
+	}
+	if v := md.Get(mdGen); len(v) == 1 {
+		g, err := strconv.ParseUint(v[0], 10, 64)
+		if err != nil {
+			return fail(fmt.Errorf("the coordinator's generation %q: %w", v[0], err))
+		}
+		e.gen = g
 	}
 	e.stream, e.cancel = s, cancel
 	return nil

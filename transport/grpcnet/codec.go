@@ -26,8 +26,9 @@ const (
 
 // Metadata keys of a worker's stream.
 const (
-	mdNode   = "syncmodels-node"   // the worker's NodeID, decimal
-	mdLayout = "syncmodels-layout" // the layout, "params,delta,block"
+	mdNode   = "syncmodels-node"       // the worker's NodeID, decimal
+	mdLayout = "syncmodels-layout"     // the layout, "params,delta,block"
+	mdGen    = "syncmodels-generation" // the coordinator's generation, decimal (stream headers)
 )
 
 // frame is one message's encoding on the wire.

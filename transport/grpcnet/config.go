@@ -133,6 +133,14 @@ type Config struct {
 	OpenRate  float64
 	OpenBurst int
 
+	// Generation (a Server's) numbers the coordinator's lives: a
+	// coordinator restarted from its journal serves the next one. The
+	// server announces it in every stream's header; a Client's endpoint
+	// reports it (Endpoint.Generation), so that a worker can refuse a
+	// stream from an older coordinator than one it has talked to.
+	// Default 0.
+	Generation uint64
+
 	// Job is a Server's description of the job, opaque bytes (JSON, say)
 	// that a worker fetches with Client.Job before it opens its stream;
 	// the fetch passes the same checks as a stream (see the package doc,

@@ -91,6 +91,15 @@
 // A server without a description answers codes.NotFound (Client.Job's
 // error wraps ErrNoJob).
 //
+// # Generation
+//
+// A coordinator restarted from its journal is the next generation of
+// its job (Config.Generation). The server announces its generation in
+// the header of every stream it accepts, and the endpoints Client.Open
+// returns report it (Generation), so that a worker can refuse a stream
+// from an older coordinator than one it has talked to (package cluster
+// does).
+//
 // # Frames
 //
 // Each gRPC message is one transport.Message in transport's own binary

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -293,7 +294,7 @@ func (s *Server) handle(ss grpc.ServerStream) error {
 	s.mu.Unlock()
 
 	// The header tells the worker that it is attached: its Open returns.
-	if err := ss.SendHeader(metadata.MD{}); err != nil {
+	if err := ss.SendHeader(metadata.Pairs(mdGen, strconv.FormatUint(s.cfg.Generation, 10))); err != nil {
 		s.detach(p)
 		close(p.wdone)
 		s.wg.Done()
