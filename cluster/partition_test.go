@@ -103,9 +103,9 @@ func (p *faultProxy) pause(on bool) {
 
 // A gRPC link that blackholes for less than the lease causes no leave;
 // one that blackholes for five leases (RELIABILITY item 4) makes the
-// worker leave, named in the trace, while the others go on; when it heals, the worker's late
-// messages are refused and it rejoins as its next incarnation, keeping
-// its state (a K-means worker too). The coordinator's trace passes the
+// worker leave, named in the trace, while the others go on; when it
+// heals, the worker's late messages are refused and it rejoins as its
+// next incarnation, keeping its state (a K-means worker too). The coordinator's trace passes the
 // checker (Coordinator.Run fails otherwise).
 func TestPartitionedLink(t *testing.T) {
 	for _, c := range []struct {
