@@ -21,6 +21,11 @@
 //   - Problem.CostRatio is the cost against on-demand only (N_s = 0), the
 //     figure of the paper's Fig. 3 to 5 and Table II.
 //   - Problem.Corollary2Bound is Eq. 19.
+//   - Problem.Preemptible names the workers to put on preemptible
+//     instances: the slowest, as Eq. 20 assigns them.
+//   - Adaptive is §V-C's adaptive method: start at N_s = N_tot and, at every
+//     spot price change, re-optimise from running estimates of the rates
+//     and α (an Estimate).
 //
 // The models are the paper's expectations: the number of available
 // preemptible instances is binomial B(N_s, α) and only its mean α·N_s
@@ -52,8 +57,6 @@
 //     Eq. 18's quotient is an integer or capped at N_tot. For one rate per
 //     worker it is the same formula, a reference and not a bound: putting
 //     the slowest workers on preemptible instances does better.
-//
-// Not here yet: §V-C's adaptive method (re-optimise from running estimates
-// whenever the spot price changes); it is Optimal called again on a
-// Problem built from the estimates.
+//   - §V-C does not say whether the adaptive method keeps θ or θ/θ0 fixed
+//     as the rate estimates move: Adaptive keeps whichever the Problem set.
 package provision
