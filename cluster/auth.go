@@ -9,19 +9,10 @@ import (
 // bad token, a certificate for another worker, a stream of another
 // layout.
 func isAuth(err error) bool {
-	for e := err; e != nil; {
-		if s, ok := status.FromError(e); ok {
-			switch s.Code() {
-			case codes.Unauthenticated, codes.PermissionDenied, codes.FailedPrecondition, codes.InvalidArgument:
-				return true
-			}
-			return false
-		}
-		u, ok := e.(interface{ Unwrap() error })
-		if !ok {
-			return false
-		}
-		e = u.Unwrap()
+	// status.Code finds a gRPC status wrapped anywhere in err.
+	switch status.Code(err) {
+	case codes.Unauthenticated, codes.PermissionDenied, codes.FailedPrecondition, codes.InvalidArgument:
+		return true
 	}
 	return false
 }

@@ -10,6 +10,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/syncmodels/syncmodels/algorithms"
@@ -157,25 +158,13 @@ func syncDir(f *os.File, path string) error {
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("harness: journal %s: %w", path, err)
 	}
-	d, err := os.Open(dirOf(path))
+	d, err := os.Open(filepath.Dir(path))
 	if err != nil {
 		return nil // best effort: some systems cannot open directories
 	}
 	defer d.Close()
 	d.Sync()
 	return nil
-}
-
-func dirOf(path string) string {
-	for i := len(path) - 1; i >= 0; i-- {
-		if path[i] == '/' {
-			if i == 0 {
-				return "/"
-			}
-			return path[:i]
-		}
-	}
-	return "."
 }
 
 // readJournal decodes the records of b and returns them with the length

@@ -255,6 +255,19 @@ func TestRunFlagsDivergence(t *testing.T) {
 	}
 }
 
+// partitionExp is a 600 ms BSP run of alg on 4 goroutine workers with a
+// 100 ms lease, over a network whose links the test can blackhole.
+func partitionExp(t *testing.T, alg algorithms.Algorithm) (Experiment, *BlackholeNet) {
+	t.Helper()
+	net, err := NewBlackholeNet(alg.Layout())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Experiment{Algorithm: alg, Sync: consistency.MustParse("bsp"), Workers: 4, Batch: 50, Seed: 3,
+		Clock: Real, Duration: 600 * time.Millisecond, Retry: 5 * time.Millisecond, Lease: 100 * time.Millisecond,
+		Network: func(algorithms.Layout) (transport.Transport, error) { return net, nil }}, net
+}
+
 // A worker rejoining after its lease expired learns from the join's
 // answer whether its commit in flight was accepted. A worker that took it
 // as accepted regardless would lose it: the checker sees a confirmation
@@ -263,16 +276,11 @@ func TestCheckCatchesRejoinConfirm(t *testing.T) {
 	for _, bug := range []bool{false, true} {
 		synctest.Test(t, func(t *testing.T) {
 			alg := mutationKMeans(t)
-			net, err := NewBlackholeNet(alg.Layout())
-			if err != nil {
-				t.Fatal(err)
-			}
-			e := Experiment{Algorithm: alg, Sync: consistency.MustParse("bsp"), Workers: 4, Batch: 50, Seed: 3,
-				Clock: Real, Duration: 600 * time.Millisecond, Retry: 5 * time.Millisecond, Lease: 100 * time.Millisecond,
-				Network: func(algorithms.Layout) (transport.Transport, error) { return net, nil }}
+			e, net := partitionExp(t, alg)
 			e.bugs.rejoinConfirms = bug
 			done := make(chan struct{})
 			var res *Result
+			var err error
 			go func() { defer close(done); res, err = Run(context.Background(), e) }()
 			time.Sleep(150 * time.Millisecond)
 			net.HoleAtCommit(2)
@@ -324,13 +332,7 @@ func TestRejoinRestoresEMState(t *testing.T) {
 	for _, bug := range []bool{false, true} {
 		synctest.Test(t, func(t *testing.T) {
 			alg := mutationKMeans(t)
-			net, err := NewBlackholeNet(alg.Layout())
-			if err != nil {
-				t.Fatal(err)
-			}
-			e := Experiment{Algorithm: alg, Sync: consistency.MustParse("bsp"), Workers: 4, Batch: 50, Seed: 3,
-				Clock: Real, Duration: 600 * time.Millisecond, Retry: 5 * time.Millisecond, Lease: 100 * time.Millisecond,
-				Network: func(algorithms.Layout) (transport.Transport, error) { return net, nil }}
+			e, net := partitionExp(t, alg)
 			e.bugs.noRejoinRestore = bug
 			go func() {
 				// Early, while assignments still change from round to

@@ -40,8 +40,6 @@ type WorkerResult struct {
 	Incarnation uint32
 	// Rejoins counts the worker's joins after its first.
 	Rejoins int
-	// ShardHash identifies the points the worker holds (ShardHash).
-	ShardHash string
 	// Recorder holds the worker's side of the trace.
 	Recorder *consistency.Recorder
 }
@@ -104,7 +102,7 @@ func RunWorker(ctx context.Context, e Experiment, ep transport.Endpoint, opt Wor
 	start.Store(opt.Start.UnixNano())
 	w := &realWorker{e: &e, sh: sh, ep: ep, job: e.Seed, rec: opt.Recorder, start: start, inc: opt.Incarnation}
 	err = w.run(ctx)
-	res := &WorkerResult{Stats: sh.stats, Incarnation: w.inc, Rejoins: w.rejoins, ShardHash: ShardHash(e.Algorithm, pts), Recorder: opt.Recorder}
+	res := &WorkerResult{Stats: sh.stats, Incarnation: w.inc, Rejoins: w.rejoins, Recorder: opt.Recorder}
 	return res, err
 }
 
@@ -120,13 +118,6 @@ func shardPoints(e *Experiment) ([][]int, error) {
 		return nil, configError("", err)
 	}
 	return parts, nil
-}
-
-// ShardHash names a shard of alg: the workload, its layout and the
-// points' indices (algorithms.ShardOwner), so that a worker and its
-// coordinator can check that they mean the same points.
-func ShardHash(alg algorithms.Algorithm, points []int) string {
-	return algorithms.ShardOwner(alg.Name(), alg.Layout(), points)
 }
 
 type realWorker struct {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/consistency"
-	"github.com/syncmodels/syncmodels/dataset"
 )
 
 // Run runs the experiment on the runtime its Clock selects and returns what
@@ -64,13 +63,9 @@ type setupState struct {
 func setup(e *Experiment) (*setupState, error) {
 	alg := e.Algorithm
 	rng := rand.New(rand.NewPCG(e.Seed, 0x5eed))
-	var perm *rand.Rand
-	if e.Shuffle {
-		perm = rand.New(rand.NewPCG(e.Seed, 0x5a4d))
-	}
-	parts, err := dataset.Shard(alg.NumPoints(), e.Workers, perm)
+	parts, err := shardPoints(e)
 	if err != nil {
-		return nil, configError("", err)
+		return nil, err
 	}
 	theta0 := e.Theta0
 	if theta0 == nil {
