@@ -326,7 +326,7 @@ func tlsCmd(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stdout)
 	var dir, job, hosts string
 	var workers int
-	fs.StringVar(&dir, "dir", "", "directory to create (required); it must not hold a job already")
+	fs.StringVar(&dir, "dir", "", "directory to create (required), or an empty one")
 	fs.StringVar(&job, "job", "syncbench", "the job's name, in every certificate and the token")
 	fs.IntVar(&workers, "workers", 16, "how many worker certificates to issue")
 	fs.StringVar(&hosts, "hosts", "127.0.0.1,localhost", "comma-separated names and addresses the coordinator is reached by")
@@ -336,6 +336,11 @@ func tlsCmd(args []string, stdout, stderr io.Writer) int {
 			return errors.New("-dir: give the directory to create")
 		case workers < 1:
 			return fmt.Errorf("-workers %d: want at least 1", workers)
+		}
+		// The keys go into a directory of their own, not beside other
+		// files (-dir /tmp would scatter them there).
+		if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 {
+			return fmt.Errorf("-dir %s: the directory exists and is not empty; give a new directory for the job's keys", dir)
 		}
 		return nil
 	}

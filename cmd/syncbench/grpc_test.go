@@ -92,8 +92,8 @@ func TestTLSCommand(t *testing.T) {
 	if _, err := n.client(1); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, errs := runCmd(t, "tls", "-dir", dir); code != 1 || !strings.Contains(errs, dir) {
-		t.Errorf("a second tls into %s: exit %d, %q; want 1 naming the directory", dir, code, errs)
+	if code, _, errs := runCmd(t, "tls", "-dir", dir); code != 2 || !strings.Contains(errs, dir) || !strings.Contains(errs, "not empty") {
+		t.Errorf("a second tls into %s: exit %d, %q; want 2 naming the directory", dir, code, errs)
 	}
 }
 
