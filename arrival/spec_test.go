@@ -279,3 +279,32 @@ func TestDistString(t *testing.T) {
 		t.Errorf("Variance(rate -1) = %v; want NaN", v)
 	}
 }
+
+// FuzzParse: Parse never panics; what it accepts validates and
+// round-trips through String; what it refuses is an *InputError naming
+// the spec.
+//
+//	go test ./arrival -run "^$" -fuzz FuzzParse -fuzztime 60s
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"poisson:125", "poisson:1-250", "poisson:10,20,30", "poisson:10,",
+		"gamma:2:125", "fixed:125", "lognormal:0.5:125", "pareto:1.5:1e-3-2", "poisson:-1", "gamma:0:1", ":", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		s, err := arrival.Parse(in)
+		if err != nil {
+			var ie *arrival.InputError
+			if !errors.As(err, &ie) || ie.Input != "spec" || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("Parse(%q) = %v; want a one-line *InputError naming the spec", in, err)
+			}
+			return
+		}
+		if err := s.Validate(max(1, len(s.Rates))); err != nil {
+			t.Fatalf("Parse(%q) = %+v, which Validate refuses: %v", in, s, err)
+		}
+		back, err := arrival.Parse(s.String())
+		if err != nil || !reflect.DeepEqual(back, s) {
+			t.Fatalf("Parse(%q).String() = %q parses to %+v, %v; want %+v", in, s.String(), back, err, s)
+		}
+	})
+}
