@@ -11,7 +11,7 @@ import (
 // Violation is one broken guarantee, at the record that revealed it.
 type Violation struct {
 	Record int    // index into Trace.Records; len(Records) for end-of-trace checks
-	Rule   string // "lost", "twice", "ledger", "bsp", "ssp", "quorum", "isp"
+	Rule   string // "lost", "twice", "ledger", "bsp", "ssp", "quorum", "isp", "kgroup"
 	Detail string
 }
 
@@ -19,8 +19,8 @@ func (v Violation) String() string {
 	return fmt.Sprintf("record %d: %s: %s", v.Record, v.Rule, v.Detail)
 }
 
-// Root reports whether v is a root cause: a delta lost ("lost") or
-// applied or accepted twice ("twice"). Such a fault makes the other rules
+// Root reports whether v is a root cause: a delta or a KGroup batch lost
+// ("lost"), or applied, accepted or used twice ("twice"). Such a fault makes the other rules
 // fail in cascade (a round missing a lost delta breaks BSP's "every
 // member" rule), so CheckError lists root causes first.
 func (v Violation) Root() bool { return v.Rule == RuleLost || v.Rule == RuleTwice }
@@ -29,10 +29,19 @@ func (v Violation) Root() bool { return v.Rule == RuleLost || v.Rule == RuleTwic
 const (
 	// RuleLost: a delta a worker sent, or the coordinator accepted, was
 	// never applied and never deliberately abandoned; or a worker took a
-	// delta as accepted that the coordinator had not accepted.
+	// delta as accepted that the coordinator had not accepted; or (KGroup)
+	// a worker's batch was skipped: never used, though a later batch of
+	// the same worker was.
 	RuleLost = "lost"
-	// RuleTwice: a delta committed or applied twice.
+	// RuleTwice: a delta committed or applied twice, or (KGroup) a batch
+	// used in two commits.
 	RuleTwice = "twice"
+	// RuleKGroup: a KGroup rule other than a lost or doubled batch: an
+	// apply of other than K batches (at most K for the final flush) or of
+	// deltas computed on different versions, a batch used before it was
+	// announced or out of order, announcements out of sequence, a release
+	// or commit whose batches and points disagree.
+	RuleKGroup = "kgroup"
 )
 
 // CheckError lists every violation Check found, root causes (lost or
@@ -96,12 +105,58 @@ func (e *CheckError) Error() string {
 // after step t satisfies |acc_i| ≤ v_t·|w_i|, v_t = v/√(t+1) (MLLess
 // §4.1).
 //
+// KGroup (DOLL §III-A; rule "kgroup" unless said otherwise): each worker
+// announces its batches 0, 1, 2, … in sequence (RecBatch), while a member;
+// a release (RecRead) names batches Batch … Batch+Batches−1, all announced
+// by then, over Batches·b points (b, the batch size, is the same for every
+// release); a commit is from the batches and points its worker was
+// released for; every apply but the final flush aggregates exactly K
+// batches, the final flush at most K, all computed on the version just
+// before the apply. Per worker, the accepted commits' batches tile 0, 1,
+// 2, … in sequence order: a batch in two commits breaks RuleTwice, a batch
+// never used below one that was breaks RuleLost (a batch skipped, for
+// instance after a preemption), a batch used out of order breaks
+// "kgroup". Batches announced and never used are allowed: they are still
+// queued at the stop (CheckStats counts them). A worker may read its own
+// earlier commit's version before that commit is applied only when both
+// belong to the same group (computed on the same version).
+//
 // With t.WorkerSide: each worker sends its deltas in sequence, each on
 // what it read; the coordinator accepts only deltas sent, as sent; a
 // worker confirms only a delta already accepted; and at the end every
 // delta sent was accepted or abandoned (RecAbandon, with a reason).
 // Confirm and abandon records may follow the stop record.
 func Check(t *Trace) error {
+	_, err := CheckStats(t)
+	return err
+}
+
+// Stats is what Check measured on a trace besides its violations.
+type Stats struct {
+	// Applies counts the apply records (the versions produced).
+	Applies int
+	// Batches lists, for each worker that announced or used a streamed
+	// batch, ascending by worker, what became of its batches.
+	Batches []BatchUse
+}
+
+// BatchUse is what became of one worker's streamed batches in a trace.
+type BatchUse struct {
+	Worker WorkerID
+	// Announced counts its batches announced (RecBatch): 0 … Announced−1.
+	Announced uint64
+	// Used counts the distinct announced batches that accepted commits
+	// used.
+	Used uint64
+	// Unused = Announced − Used: batches still queued at the stop (or,
+	// with a RuleLost violation, skipped).
+	Unused uint64
+}
+
+// CheckStats is Check that also returns what it measured: the number of
+// applies and, per worker, its batches announced, used and unused. The
+// stats are computed whether or not the trace breaks its guarantees.
+func CheckStats(t *Trace) (Stats, error) {
 	c := newChecker(t)
 	for i, r := range t.Records {
 		c.at = i
@@ -109,8 +164,9 @@ func Check(t *Trace) error {
 	}
 	c.at = len(t.Records)
 	c.end()
+	st := c.stats()
 	if c.err.Total == 0 {
-		return nil
+		return st, nil
 	}
 	slices.SortStableFunc(c.err.Violations, func(a, b Violation) int {
 		if a.Root() != b.Root() {
@@ -121,7 +177,7 @@ func Check(t *Trace) error {
 		}
 		return cmp.Compare(a.Record, b.Record)
 	})
-	return &c.err
+	return st, &c.err
 }
 
 type wtrack struct {
@@ -140,12 +196,19 @@ type wtrack struct {
 	applied    []Version // applied[i]: version that applied clock first+i (0: not yet)
 	frontier   int       // clocks first..first+frontier-1 are all applied
 	pmax       []Version // pmax[i]: max of applied[0..i], for i < frontier
+	// KGroup: the latest read's batches and points, and the version of
+	// the latest commit.
+	readBatch   uint64
+	readBatches int
+	readPoints  int
+	committedV  Version
 }
 
 type commitInfo struct {
 	version Version
 	clock   uint64
 	applied bool
+	batches int // KGroup: the batches it aggregates
 }
 
 type checker struct {
@@ -165,6 +228,14 @@ type checker struct {
 	workerSide bool
 	// sends: the workers' side (Trace.WorkerSide), every delta sent.
 	sends map[DeltaID]*sendInfo
+	// applies counts the apply records.
+	applies int
+	// batches: every worker's streamed batches, kept across leaves.
+	batches map[WorkerID]*batchTrack
+	// b is a KGroup trace's batch size (points per batch), learnt from its
+	// first release (at record bAt); 0 before.
+	b   int
+	bAt int
 }
 
 // sendInfo is what a worker recorded of one delta it sent.
@@ -173,12 +244,14 @@ type sendInfo struct {
 	clock                uint64
 	version              Version
 	points               int
+	batch                uint64
 	confirmed, abandoned bool
 }
 
 func newChecker(t *Trace) *checker {
 	c := &checker{spec: t.Spec, ws: map[WorkerID]*wtrack{}, commits: map[DeltaID]*commitInfo{},
-		readers: map[Version]map[WorkerID]bool{}, sends: map[DeltaID]*sendInfo{}, workerSide: t.WorkerSide}
+		readers: map[Version]map[WorkerID]bool{}, sends: map[DeltaID]*sendInfo{}, workerSide: t.WorkerSide,
+		batches: map[WorkerID]*batchTrack{}}
 	c.err.Spec = t.Spec
 	for _, w := range t.Workers {
 		c.ws[w] = &wtrack{member: true}
@@ -275,6 +348,8 @@ func (c *checker) step(r Record) {
 		}
 	case RecHeld:
 		c.held(r)
+	case RecBatch:
+		c.batchReady(r)
 	default:
 		c.fail("ledger", "unknown record kind %d", r.Kind)
 	}
@@ -299,10 +374,17 @@ func (c *checker) read(r Record) {
 		c.readers[r.Version] = map[WorkerID]bool{}
 	}
 	c.readers[r.Version][r.Worker] = true
+	sameGroup := false
+	if c.spec.Kind == KGroup {
+		c.readBatches(t, r)
+		// Released again in the group its previous commit belongs to: that
+		// commit is applied with the group, after this read.
+		sameGroup = t.committed && t.committedV == r.Version && t.committedC == r.Clock-1
+	}
 
 	// Read-my-writes: the worker's own clocks first..c−1 are applied in
 	// versions ≤ the one it reads.
-	if r.Clock > t.first && !c.seen(t, r.Clock-1, r.Version) {
+	if r.Clock > t.first && !sameGroup && !c.seen(t, r.Clock-1, r.Version) {
 		c.fail("ledger", "worker %d reads version %d for clock %d without its own clock %d", r.Worker, r.Version, r.Clock, r.Clock-1)
 	}
 	if c.spec.Kind != SSP {
@@ -358,13 +440,21 @@ func (c *checker) commit(r Record) {
 		case s.clock != r.Clock || s.version != r.Version || s.points != r.Points:
 			c.fail("ledger", "the coordinator accepted %v as clock %d v=%d points=%d; the worker sent clock %d v=%d points=%d (record %d)",
 				id, r.Clock, r.Version, r.Points, s.clock, s.version, s.points, s.at)
+		case c.spec.Kind == KGroup && s.batch != r.Batch:
+			c.fail(RuleKGroup, "the coordinator accepted %v as computed from batch %d; the worker sent it from batch %d (record %d)",
+				id, r.Batch, s.batch, s.at)
 		}
 	}
+	wasReading := t.reading
 	t.reading = false
 	t.lastSeq = r.Seq
-	t.committed, t.committedC = true, r.Clock
+	t.committed, t.committedC, t.committedV = true, r.Clock, r.Version
 	delete(c.readers[t.readV], r.Worker)
-	c.commits[id] = &commitInfo{version: r.Version, clock: r.Clock}
+	ci := &commitInfo{version: r.Version, clock: r.Clock}
+	c.commits[id] = ci
+	if c.spec.Kind == KGroup {
+		ci.batches = c.commitBatches(t, r, id, wasReading)
+	}
 }
 
 func (c *checker) apply(r Record) {
@@ -374,8 +464,10 @@ func (c *checker) apply(r Record) {
 	if len(r.Deltas) == 0 {
 		c.fail("ledger", "apply of version %d merges no delta", r.Version)
 	}
+	c.applies++
 	prev := c.version
 	c.version = r.Version
+	batches := 0
 	for _, id := range r.Deltas {
 		ci := c.commits[id]
 		switch {
@@ -390,6 +482,11 @@ func (c *checker) apply(r Record) {
 		if (c.spec.Kind == BSP || c.spec.Kind == FSP || c.spec.Kind == ISP) && ci.version != prev {
 			c.fail("bsp", "apply of version %d merges %v computed on version %d, not %d", r.Version, id, ci.version, prev)
 		}
+		if c.spec.Kind == KGroup && ci.version != prev {
+			c.fail(RuleKGroup, "apply of version %d merges %v computed on version %d, not %d: a group's batches are all computed on the version before its update",
+				r.Version, id, ci.version, prev)
+		}
+		batches += ci.batches
 		c.markApplied(id.Worker, ci.clock, r.Version)
 	}
 	switch c.spec.Kind {
@@ -406,7 +503,31 @@ func (c *checker) apply(r Record) {
 		if need := c.spec.Need.Need(c.members); !r.Final && len(r.Deltas) < need {
 			c.fail("quorum", "apply of version %d merges %d deltas; %d members need %d", r.Version, len(r.Deltas), c.members, need)
 		}
+	case KGroup:
+		switch k := c.spec.Group; {
+		case !r.Final && batches != k:
+			c.fail(RuleKGroup, "apply of version %d aggregates %d batches (%s); %v aggregates exactly %d", r.Version, batches, c.describe(r.Deltas), c.spec, k)
+		case r.Final && batches > k:
+			c.fail(RuleKGroup, "the final apply (version %d) aggregates %d batches (%s); %v aggregates at most %d", r.Version, batches, c.describe(r.Deltas), c.spec, k)
+		}
 	}
+}
+
+// describe lists deltas with the batches each aggregates.
+func (c *checker) describe(ds []DeltaID) string {
+	var b strings.Builder
+	for i, id := range ds {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%v: ", id)
+		if ci := c.commits[id]; ci != nil {
+			fmt.Fprintf(&b, "%d", ci.batches)
+		} else {
+			b.WriteString("?")
+		}
+	}
+	return b.String()
 }
 
 // held verifies ISP's replica-divergence bound (MLLess §4.1, the bound
@@ -470,6 +591,7 @@ func (c *checker) end() {
 		c.fail("ledger", "the trace has no stop record, so lost deltas cannot be ruled out")
 		return
 	}
+	c.skippedBatches()
 	var lost []DeltaID
 	for id, ci := range c.commits {
 		if !ci.applied {
@@ -516,8 +638,12 @@ func (c *checker) send(r Record) {
 		c.fail("ledger", "worker %d sends %v computed on version %d clock %d; it read version %d clock %d",
 			r.Worker, id, r.Version, r.Clock, t.readV, t.readC)
 	}
+	if c.spec.Kind == KGroup && t.reading && (r.Batch != t.readBatch || r.Points != t.readPoints) {
+		c.fail(RuleKGroup, "worker %d sends %v computed from batch %d over %d points; it was released for %s (%d points)",
+			r.Worker, id, r.Batch, r.Points, batchRange(t.readBatch, t.readBatches), t.readPoints)
+	}
 	t.lastSent = max(t.lastSent, r.Seq)
-	c.sends[id] = &sendInfo{at: c.at, clock: r.Clock, version: r.Version, points: r.Points}
+	c.sends[id] = &sendInfo{at: c.at, clock: r.Clock, version: r.Version, points: r.Points, batch: r.Batch}
 }
 
 // confirm checks a worker's RecConfirm: the coordinator must have

@@ -21,6 +21,8 @@ type driver struct {
 	// per worker: the release being computed, if any
 	comp map[consistency.WorkerID]consistency.Effect
 	next map[consistency.WorkerID]uint64
+	// batches[w] is the number of batches w announced (KGroup).
+	batches map[consistency.WorkerID]uint64
 	// mutate, if set, may change effects before they are carried out
 	// (tests of the checker use it to break the driver on purpose).
 	mutate func([]consistency.Effect) []consistency.Effect
@@ -36,7 +38,7 @@ func newDriver(spec consistency.Spec, workers []consistency.WorkerID, batch int)
 
 func wrapDriver(m consistency.Model, workers []consistency.WorkerID) *driver {
 	return &driver{m: m, trace: consistency.Trace{Spec: m.Spec(), Workers: slices.Clone(workers)},
-		comp: map[consistency.WorkerID]consistency.Effect{}, next: map[consistency.WorkerID]uint64{}}
+		comp: map[consistency.WorkerID]consistency.Effect{}, next: map[consistency.WorkerID]uint64{}, batches: map[consistency.WorkerID]uint64{}}
 }
 
 func (d *driver) record(r consistency.Record) {
@@ -61,7 +63,10 @@ func (d *driver) step(ev consistency.Event) ([]consistency.Effect, error) {
 		delete(d.comp, ev.Worker)
 		d.next[ev.Worker] = ev.Seq + 1
 		d.record(consistency.Record{Kind: consistency.RecCommit, Worker: ev.Worker, Seq: ev.Seq,
-			Clock: rel.Clock, Version: ev.Version, Points: ev.Points})
+			Clock: rel.Clock, Version: ev.Version, Points: ev.Points, Batch: ev.Batch})
+	case consistency.EvBatchReady:
+		d.batches[ev.Worker] = max(d.batches[ev.Worker], ev.Batch+1)
+		d.record(consistency.Record{Kind: consistency.RecBatch, Worker: ev.Worker, Batch: ev.Batch})
 	case consistency.EvJoin:
 		d.record(consistency.Record{Kind: consistency.RecJoin, Worker: ev.Worker})
 	case consistency.EvLeave:
@@ -77,7 +82,11 @@ func (d *driver) step(ev consistency.Event) ([]consistency.Effect, error) {
 			d.record(consistency.Record{Kind: consistency.RecApply, Version: e.Version, Deltas: e.Deltas, Final: e.Final})
 		case consistency.EfRelease:
 			d.comp[e.Worker] = e
-			d.record(consistency.Record{Kind: consistency.RecRead, Worker: e.Worker, Clock: e.Clock, Version: e.Version})
+			r := consistency.Record{Kind: consistency.RecRead, Worker: e.Worker, Clock: e.Clock, Version: e.Version}
+			if e.Batches > 0 {
+				r.Batch, r.Batches, r.Points = e.Batch, e.Batches, e.Budget
+			}
+			d.record(r)
 		}
 	}
 	if ev.Kind == consistency.EvStop {
@@ -96,7 +105,12 @@ func (d *driver) commit(w consistency.WorkerID) ([]consistency.Effect, error) {
 	if seq == 0 {
 		seq = 1
 	}
-	return d.step(consistency.Event{Kind: consistency.EvCommit, Worker: w, Seq: seq, Version: rel.Version, Points: max(rel.Budget, 1)})
+	return d.step(consistency.Event{Kind: consistency.EvCommit, Worker: w, Seq: seq, Version: rel.Version, Points: max(rel.Budget, 1), Batch: rel.Batch})
+}
+
+// announce announces w's next batch.
+func (d *driver) announce(w consistency.WorkerID) ([]consistency.Effect, error) {
+	return d.step(consistency.Event{Kind: consistency.EvBatchReady, Worker: w, Batch: d.batches[w]})
 }
 
 // computing lists the workers computing, ascending.

@@ -57,8 +57,12 @@ const (
 	// it; a time-triggered barrier (FSP's early trigger after a full pass)
 	// acts on it.
 	EvProgress
-	// EvBatchReady: a batch of streamed data is ready at Worker (DOLL's
-	// arrivals). Validated and ignored by the models of this package.
+	// EvBatchReady: the batch numbered Batch (0, 1, 2, … per worker) of
+	// streamed data is ready at Worker: b = Config.Batch points arrived
+	// since its previous batch (DOLL's batch indicator S_B, Algorithm 1).
+	// KGroup queues it and counts it towards K; a repeated number is
+	// refused with ErrDuplicate, a gap with ErrProtocol. The other models
+	// validate the worker and ignore it.
 	EvBatchReady
 	// EvJoin: Worker joins. It takes part from the next round. A worker
 	// that rejoins after leaving continues its sequence numbers: its next
@@ -102,6 +106,10 @@ type Event struct {
 	// Interval (EvSetInterval) is the new barrier interval of a
 	// time-triggered model.
 	Interval time.Duration
+	// Batch (KGroup) is the number of the batch that became ready
+	// (EvBatchReady), or the first batch of the release a commit answers
+	// (EvCommit: the release's Effect.Batch).
+	Batch uint64
 }
 
 func (e Event) String() string {
@@ -115,7 +123,9 @@ func (e Event) String() string {
 			return fmt.Sprintf("join w%d seq=%d", e.Worker, e.Seq)
 		}
 		return fmt.Sprintf("join w%d", e.Worker)
-	case EvLeave, EvBatchReady:
+	case EvBatchReady:
+		return fmt.Sprintf("batch-ready w%d batch=%d", e.Worker, e.Batch)
+	case EvLeave:
 		return fmt.Sprintf("%s w%d", e.Kind, e.Worker)
 	case EvTick:
 		return fmt.Sprintf("tick %v", e.Now)
@@ -135,7 +145,10 @@ const (
 	EfApply EffectKind = iota + 1
 	// EfRelease: send Worker the parameters of Version and have it
 	// process Budget points (FullPass: one pass) as its clock Clock, then
-	// commit. Version is always the latest applied version.
+	// commit. Version is always the latest applied version. Under KGroup
+	// the points are the worker's queued batches Batch, Batch+1, …,
+	// Batch+m−1 (Budget = m·b): it computes each batch's gradient on
+	// Version and commits one delta, their sum, over Budget points.
 	EfRelease
 	// EfBlock: Worker has committed and waits; Waiting lists the workers
 	// whose progress it waits for. Informational (traces, metrics).
@@ -171,6 +184,19 @@ type Effect struct {
 	// Interval (EfRelease under semi-centralized FSP): the worker commits
 	// when its local timer, η adjusted by the runtime, fires.
 	Interval time.Duration
+	// Batch and Batches (EfRelease under KGroup): the worker computes its
+	// batches Batch, Batch+1, …, Batch+Batches−1 (Batches = m ≥ 1, so
+	// Budget = m·b). Batches is 0 for the other models.
+	Batch   uint64
+	Batches int
+}
+
+// batchRange prints the batches first, …, first+n−1.
+func batchRange(first uint64, n int) string {
+	if n == 1 {
+		return fmt.Sprintf("batch=%d", first)
+	}
+	return fmt.Sprintf("batches=%d..%d", first, first+uint64(n)-1)
 }
 
 func (e Effect) String() string {
@@ -192,6 +218,9 @@ func (e Effect) String() string {
 	case EfRelease:
 		if e.Interval != 0 {
 			return fmt.Sprintf("release w%d v=%d clock=%d budget=%d local-timer=%v", e.Worker, e.Version, e.Clock, e.Budget, e.Interval)
+		}
+		if e.Batches > 0 {
+			return fmt.Sprintf("release w%d v=%d clock=%d budget=%d %s", e.Worker, e.Version, e.Clock, e.Budget, batchRange(e.Batch, e.Batches))
 		}
 		return fmt.Sprintf("release w%d v=%d clock=%d budget=%d", e.Worker, e.Version, e.Clock, e.Budget)
 	case EfBlock:
@@ -281,6 +310,15 @@ const (
 	// held updates, which Check bounds (RecHeld). Threshold v = 0 sends
 	// every update: ISP is BSP (MLLess Appendix A, Corollary 1).
 	ISP
+	// KGroup: DOLL's K-grouping over data streams (§III-A, Algorithms
+	// 1–4; §III-B2). Workers announce each batch of b = Config.Batch
+	// streamed points (EvBatchReady); once K batches are queued across
+	// the available members, the workers holding them are released, all
+	// on the current version, to compute one gradient per batch; the K
+	// batches' gradients are applied together, and the next group starts
+	// once K more batches are queued. A preempted worker keeps its queued
+	// batches, which count again when it rejoins.
+	KGroup
 )
 
 // DefaultThreshold is ISP's significance threshold v when "isp" is given
@@ -310,6 +348,15 @@ type Spec struct {
 	// Threshold (ISP) is the initial significance threshold v ≥ 0; the
 	// threshold of step t (0-based) is v/√(t+1) (MLLess §4.1). 0 is BSP.
 	Threshold float64
+	// Group (KGroup) is K ≥ 1, the number of batches each update
+	// aggregates.
+	Group int
+	// Spread (KGroup) groups batches by DOLL's priority queue (§III-B2): a
+	// batch's priority decreases with the number of batches of its worker
+	// already in the group, ties broken by announcement order. Without
+	// it, batches are grouped in the order they were announced (the FIFO
+	// queue of Algorithm 3).
+	Spread bool
 	// needText is Need as written, for String.
 	needText string
 }
@@ -317,8 +364,9 @@ type Spec struct {
 // Parse reads a model spec: "bsp", "bsp:full", "ssp:S" (S ≥ 0), "asp",
 // "quorum:F" (0 < F < 1: a fraction of the members, rounded up),
 // "quorum:K" (K ≥ 1 members), "fsp" or "fsp:INTERVAL" (a Go duration such
-// as 100ms), "isp" (v = DefaultThreshold) or "isp:V" (V ≥ 0, finite).
-// Case is ignored.
+// as 100ms), "isp" (v = DefaultThreshold) or "isp:V" (V ≥ 0, finite),
+// "kgroup:K" (K ≥ 1 batches per update, grouped in announcement order) or
+// "kgroup:K:spread" (grouped by DOLL's priority queue). Case is ignored.
 func Parse(s string) (Spec, error) {
 	name, arg, hasArg := strings.Cut(strings.ToLower(strings.TrimSpace(s)), ":")
 	bad := func(why string) (Spec, error) {
@@ -360,6 +408,21 @@ func Parse(s string) (Spec, error) {
 			return bad("want isp or isp:V with a finite significance threshold V ≥ 0 such as isp:0.7")
 		}
 		return Spec{Kind: ISP, Threshold: v}, nil
+	case "kgroup":
+		const want = "want kgroup:K or kgroup:K:spread with an integer group size K ≥ 1"
+		if !hasArg {
+			return bad(want)
+		}
+		spec := Spec{Kind: KGroup}
+		if rest, ok := strings.CutSuffix(arg, ":spread"); ok {
+			spec.Spread, arg = true, rest
+		}
+		k, err := strconv.Atoi(arg)
+		if err != nil || k < 1 {
+			return bad(want)
+		}
+		spec.Group = k
+		return spec, nil
 	case "asp":
 		if hasArg {
 			return bad(`asp takes no parameter`)
@@ -387,7 +450,7 @@ func Parse(s string) (Spec, error) {
 		}
 		return Spec{Kind: Quorum, Need: barrier.Fraction(f), needText: arg}, nil
 	}
-	return bad("unknown model (want bsp, bsp:full, ssp:S, asp, quorum:F, quorum:K, fsp[:INTERVAL] or isp[:V])")
+	return bad("unknown model (want bsp, bsp:full, ssp:S, asp, quorum:F, quorum:K, fsp[:INTERVAL], isp[:V] or kgroup:K[:spread])")
 }
 
 // MustParse is Parse for specs known to be valid; it panics on error.
@@ -422,6 +485,11 @@ func (s Spec) String() string {
 			out += ":semi"
 		}
 		return out
+	case KGroup:
+		if s.Spread {
+			return "kgroup:" + strconv.Itoa(s.Group) + ":spread"
+		}
+		return "kgroup:" + strconv.Itoa(s.Group)
 	case Quorum:
 		if s.needText != "" {
 			return "quorum:" + s.needText
@@ -437,7 +505,8 @@ type Config struct {
 	Workers []WorkerID
 	// Batch is the number of points a worker processes per commit, or
 	// FullPass (the default) for one pass over its shard. BSP with
-	// FullBatch ignores it.
+	// FullBatch ignores it. KGroup: the batch size b > 0, the points of
+	// each streamed batch (a release's budget is a multiple of it).
 	Batch int
 }
 
@@ -495,6 +564,14 @@ func New(spec Spec, cfg Config) (Model, error) {
 			f.interval = DefaultInterval
 		}
 		return f, nil
+	case KGroup:
+		if spec.Group < 1 {
+			return nil, fmt.Errorf("consistency: kgroup group size K = %d, want ≥ 1: %w", spec.Group, ErrConfig)
+		}
+		if cfg.Batch <= 0 {
+			return nil, fmt.Errorf("consistency: %v needs a batch size b > 0 (the points per streamed batch), got %d: %w", spec, cfg.Batch, ErrConfig)
+		}
+		return newKGroup(b), nil
 	}
 	return nil, fmt.Errorf("consistency: unknown model kind %d: %w", spec.Kind, ErrConfig)
 }

@@ -38,16 +38,27 @@ func (r *Recorder) add(rec Record) {
 }
 
 // Released records that the driver delivered the release e (an EfRelease):
-// worker e.Worker computes clock e.Clock on version e.Version.
+// worker e.Worker computes clock e.Clock on version e.Version (under
+// KGroup, its batches e.Batch … e.Batch+e.Batches−1, e.Budget points).
 func (r *Recorder) Released(at time.Duration, e Effect) {
-	r.add(Record{At: at, Kind: RecRead, Worker: e.Worker, Clock: e.Clock, Version: e.Version})
+	rec := Record{At: at, Kind: RecRead, Worker: e.Worker, Clock: e.Clock, Version: e.Version}
+	if e.Batches > 0 {
+		rec.Batch, rec.Batches, rec.Points = e.Batch, e.Batches, e.Budget
+	}
+	r.add(rec)
 }
 
 // Accepted records that the model accepted the commit ev (an EvCommit) of
 // the worker's clock clock. Record it once the model's Step returned
 // without error, before carrying out the effects Step returned.
 func (r *Recorder) Accepted(at time.Duration, ev Event, clock uint64) {
-	r.add(Record{At: at, Kind: RecCommit, Worker: ev.Worker, Seq: ev.Seq, Clock: clock, Version: ev.Version, Points: ev.Points})
+	r.add(Record{At: at, Kind: RecCommit, Worker: ev.Worker, Seq: ev.Seq, Clock: clock, Version: ev.Version, Points: ev.Points, Batch: ev.Batch})
+}
+
+// BatchReady records that the model accepted worker w's announcement of
+// its batch batch (an EvBatchReady).
+func (r *Recorder) BatchReady(at time.Duration, w WorkerID, batch uint64) {
+	r.add(Record{At: at, Kind: RecBatch, Worker: w, Batch: batch})
 }
 
 // Applied records that the driver carried out the apply e (an EfApply).
@@ -109,11 +120,17 @@ func (r *Recorder) Held(at time.Duration, w WorkerID, clock uint64, h *Held) {
 // the sequence number the Recorder gave it: 1, 2, 3, … per worker, so
 // that the driver cannot reuse or skip one.
 func (r *Recorder) Sent(at time.Duration, w WorkerID, clock uint64, v Version, points int) uint64 {
+	return r.SentFrom(at, w, clock, v, points, 0)
+}
+
+// SentFrom is Sent for a KGroup worker, whose delta was computed from its
+// batches batch, batch+1, … (the release's Effect.Batch).
+func (r *Recorder) SentFrom(at time.Duration, w WorkerID, clock uint64, v Version, points int, batch uint64) uint64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	seq := r.sent[w] + 1
 	r.sent[w] = seq
-	r.t.Records = append(r.t.Records, Record{At: at, Kind: RecSend, Worker: w, Seq: seq, Clock: clock, Version: v, Points: points})
+	r.t.Records = append(r.t.Records, Record{At: at, Kind: RecSend, Worker: w, Seq: seq, Clock: clock, Version: v, Points: points, Batch: batch})
 	return seq
 }
 

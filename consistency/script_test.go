@@ -29,9 +29,13 @@ var update = flag.Bool("update", false, "rewrite the expected outputs in testdat
 //
 //	new SPEC w1 w2 ... [batch=N]   a model (Parse's SPEC) with these members
 //	start | stop                   feed EvStart / EvStop
-//	commit wN [seq=S] [v=V]        commit the batch wN is computing; seq and v
-//	                               default to the correct values
-//	progress wN points=P | batch wN
+//	commit wN [seq=S] [v=V] [from=B] [points=P]
+//	                               commit the batch wN is computing; seq, v,
+//	                               the first batch and the points default to
+//	                               the correct values
+//	progress wN points=P
+//	batch wN [b=I] [n=N]           announce wN's next batch (or batch I);
+//	                               n=N announces N batches in a row
 //	tick DURATION                  feed EvTick at that time
 //	interval DURATION              feed EvSetInterval
 //	join wN | leave wN
@@ -196,23 +200,52 @@ func exec(t *testing.T, dp **driver, cmd string) []string {
 		return lines(d.step(consistency.Event{Kind: consistency.EvStop}))
 	case "commit":
 		w := worker()
-		_, seqSet := args["seq"]
-		_, vSet := args["v"]
-		if !seqSet && !vSet {
+		if len(args) == 0 {
 			return lines(d.commit(w))
 		}
-		ev := consistency.Event{Kind: consistency.EvCommit, Worker: w, Seq: max(d.next[w], 1), Version: d.comp[w].Version, Points: 1}
+		rel := d.comp[w]
+		ev := consistency.Event{Kind: consistency.EvCommit, Worker: w, Seq: max(d.next[w], 1), Version: rel.Version, Points: 1, Batch: rel.Batch}
+		if rel.Batches > 0 {
+			ev.Points = rel.Budget
+		}
 		if s, ok := args["seq"]; ok {
 			ev.Seq = uint64(num(s))
 		}
 		if v, ok := args["v"]; ok {
 			ev.Version = consistency.Version(num(v))
 		}
+		if b, ok := args["from"]; ok {
+			ev.Batch = uint64(num(b))
+		}
+		if p, ok := args["points"]; ok {
+			ev.Points = num(p)
+		}
 		return lines(d.step(ev))
 	case "progress":
 		return lines(d.step(consistency.Event{Kind: consistency.EvProgress, Worker: worker(), Points: num(args["points"])}))
 	case "batch":
-		return lines(d.step(consistency.Event{Kind: consistency.EvBatchReady, Worker: worker()}))
+		w := worker()
+		if b, ok := args["b"]; ok {
+			return lines(d.step(consistency.Event{Kind: consistency.EvBatchReady, Worker: w, Batch: uint64(num(b))}))
+		}
+		n := 1
+		if s, ok := args["n"]; ok {
+			n = num(s)
+		}
+		var out []string
+		for range n {
+			effs, err := d.announce(w)
+			if l := lines(effs, err); len(l) != 1 || l[0] != "(no effects)" || n == 1 {
+				out = append(out, l...)
+			}
+			if err != nil {
+				break
+			}
+		}
+		if len(out) == 0 {
+			out = []string{"(no effects)"}
+		}
+		return out
 	case "tick":
 		at, err := time.ParseDuration(pos[0])
 		if err != nil {

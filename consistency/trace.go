@@ -45,9 +45,13 @@ const (
 	// before it was confirmed; Reason says why (it left, it was evicted,
 	// the run ended while the delta was in flight).
 	RecAbandon
+	// RecBatch: Worker's streamed batch number Batch (0, 1, 2, … per
+	// worker) became ready and the coordinator queued it (EvBatchReady
+	// accepted).
+	RecBatch
 )
 
-var recordNames = [...]string{"?", "read", "commit", "apply", "join", "leave", "stop", "rollback", "held", "send", "confirm", "abandon"}
+var recordNames = [...]string{"?", "read", "commit", "apply", "join", "leave", "stop", "rollback", "held", "send", "confirm", "abandon", "batch"}
 
 // Held describes the updates an ISP worker holds back right after one
 // step, as its significance filter's accumulator acc (the sum of the
@@ -103,14 +107,38 @@ type Record struct {
 	// Reason (RecAbandon) says why the worker gave the delta up; (RecLeave)
 	// why the worker left, if the driver knows ("lease expired").
 	Reason string
+	// Batch is the batch that became ready (RecBatch) or, under KGroup,
+	// the first batch a release covers (RecRead) and a delta was computed
+	// from (RecCommit, RecSend).
+	Batch uint64
+	// Batches (RecRead under KGroup) is the number of batches the release
+	// covers, Batch … Batch+Batches−1; Points is then the release's
+	// budget, Batches·b. 0 for the other models.
+	Batches int
 }
 
-func (r Record) String() string {
+// String prints the record as Trace.WriteTo does, except that the first
+// batch of a commit or a send, which only a KGroup trace gives a meaning,
+// is left out.
+func (r Record) String() string { return r.format(false) }
+
+// format prints the record; grouped (a KGroup trace) adds the first batch
+// of commits and sends.
+func (r Record) format(grouped bool) string {
+	from := ""
+	if grouped {
+		from = fmt.Sprintf(" from-batch=%d", r.Batch)
+	}
 	switch r.Kind {
 	case RecRead:
+		if r.Batches > 0 {
+			return fmt.Sprintf("%v read w%d clock=%d v=%d %s points=%d", r.At, r.Worker, r.Clock, r.Version, batchRange(r.Batch, r.Batches), r.Points)
+		}
 		return fmt.Sprintf("%v read w%d clock=%d v=%d", r.At, r.Worker, r.Clock, r.Version)
+	case RecBatch:
+		return fmt.Sprintf("%v batch-ready w%d batch=%d", r.At, r.Worker, r.Batch)
 	case RecCommit:
-		return fmt.Sprintf("%v commit w%d#%d clock=%d v=%d points=%d", r.At, r.Worker, r.Seq, r.Clock, r.Version, r.Points)
+		return fmt.Sprintf("%v commit w%d#%d clock=%d v=%d points=%d%s", r.At, r.Worker, r.Seq, r.Clock, r.Version, r.Points, from)
 	case RecApply:
 		e := Effect{Kind: EfApply, Version: r.Version, Deltas: r.Deltas, Final: r.Final}
 		return fmt.Sprintf("%v %v", r.At, e)
@@ -127,7 +155,7 @@ func (r Record) String() string {
 	case RecRollback:
 		return fmt.Sprintf("%v rollback to the state of v=%d", r.At, r.Version)
 	case RecSend:
-		return fmt.Sprintf("%v send w%d#%d clock=%d v=%d points=%d", r.At, r.Worker, r.Seq, r.Clock, r.Version, r.Points)
+		return fmt.Sprintf("%v send w%d#%d clock=%d v=%d points=%d%s", r.At, r.Worker, r.Seq, r.Clock, r.Version, r.Points, from)
 	case RecConfirm:
 		return fmt.Sprintf("%v confirm w%d#%d", r.At, r.Worker, r.Seq)
 	case RecAbandon:
@@ -168,8 +196,9 @@ func (t *Trace) WriteTo(w io.Writer) (int64, error) {
 	var n int64
 	k, _ := fmt.Fprintf(bw, "model %v workers %v\n", t.Spec, t.Workers)
 	n += int64(k)
+	grouped := t.Spec.Kind == KGroup
 	for _, r := range t.Records {
-		k, _ = fmt.Fprintln(bw, r)
+		k, _ = fmt.Fprintln(bw, r.format(grouped))
 		n += int64(k)
 	}
 	return n, bw.Flush()
