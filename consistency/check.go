@@ -506,9 +506,9 @@ func (c *checker) apply(r Record) {
 	case KGroup:
 		switch k := c.spec.Group; {
 		case !r.Final && batches != k:
-			c.fail(RuleKGroup, "apply of version %d aggregates %d batches (%s); %v aggregates exactly %d", r.Version, batches, c.describe(r.Deltas), c.spec, k)
+			c.fail(RuleKGroup, "apply of version %d aggregates %s (%s); %v aggregates exactly %d", r.Version, nBatches(batches), c.describe(r.Deltas), c.spec, k)
 		case r.Final && batches > k:
-			c.fail(RuleKGroup, "the final apply (version %d) aggregates %d batches (%s); %v aggregates at most %d", r.Version, batches, c.describe(r.Deltas), c.spec, k)
+			c.fail(RuleKGroup, "the final apply (version %d) aggregates %s (%s); %v aggregates at most %d", r.Version, nBatches(batches), c.describe(r.Deltas), c.spec, k)
 		}
 	}
 }
@@ -640,7 +640,7 @@ func (c *checker) send(r Record) {
 	}
 	if c.spec.Kind == KGroup && t.reading && (r.Batch != t.readBatch || r.Points != t.readPoints) {
 		c.fail(RuleKGroup, "worker %d sends %v computed from batch %d over %d points; it was released for %s (%d points)",
-			r.Worker, id, r.Batch, r.Points, batchRange(t.readBatch, t.readBatches), t.readPoints)
+			r.Worker, id, r.Batch, r.Points, spanText(t.readBatch, t.readBatch+uint64(t.readBatches)), t.readPoints)
 	}
 	t.lastSent = max(t.lastSent, r.Seq)
 	c.sends[id] = &sendInfo{at: c.at, clock: r.Clock, version: r.Version, points: r.Points, batch: r.Batch}

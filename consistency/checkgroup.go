@@ -33,12 +33,24 @@ func (c *checker) batchTrack(w WorkerID) *batchTrack {
 	return bt
 }
 
-// spanText prints the batches lo … hi−1.
+// spanText names the batches lo … hi−1: "batch 3", "batches 3..5", "no
+// batch".
 func spanText(lo, hi uint64) string {
-	if hi == lo+1 {
-		return fmt.Sprintf("%d", lo)
+	switch {
+	case hi <= lo:
+		return "no batch"
+	case hi == lo+1:
+		return fmt.Sprintf("batch %d", lo)
 	}
-	return fmt.Sprintf("%d..%d", lo, hi-1)
+	return fmt.Sprintf("batches %d..%d", lo, hi-1)
+}
+
+// nBatches prints "1 batch", "3 batches".
+func nBatches(n int) string {
+	if n == 1 {
+		return "1 batch"
+	}
+	return fmt.Sprintf("%d batches", n)
 }
 
 // batchReady checks a RecBatch: announcements come from members, numbered
@@ -48,9 +60,9 @@ func (c *checker) batchReady(r Record) {
 	bt := c.batchTrack(r.Worker)
 	switch {
 	case r.Batch < bt.announced:
-		c.fail(RuleKGroup, "worker %d announces batch %d again (batches %s were announced)", r.Worker, r.Batch, spanText(0, bt.announced))
+		c.fail(RuleKGroup, "worker %d announces batch %d again (%s announced before)", r.Worker, r.Batch, spanText(0, bt.announced))
 	case r.Batch > bt.announced:
-		c.fail(RuleKGroup, "worker %d announces batch %d; its batches %s were never announced", r.Worker, r.Batch, spanText(bt.announced, r.Batch))
+		c.fail(RuleKGroup, "worker %d announces batch %d, skipping %s", r.Worker, r.Batch, spanText(bt.announced, r.Batch))
 		bt.announced = r.Batch + 1
 	default:
 		bt.announced++
@@ -62,11 +74,11 @@ func (c *checker) batchReady(r Record) {
 func (c *checker) batchSize(w WorkerID, m, points int) {
 	switch {
 	case c.b == 0 && (points <= 0 || points%m != 0):
-		c.fail(RuleKGroup, "worker %d is released for %d batches over %d points, not a positive multiple of %d", w, m, points, m)
+		c.fail(RuleKGroup, "worker %d is released for %s over %d points, not a positive multiple of %d", w, nBatches(m), points, m)
 	case c.b == 0:
 		c.b, c.bAt = points/m, c.at
 	case points != m*c.b:
-		c.fail(RuleKGroup, "worker %d is released for %d batches over %d points; batches have %d points (record %d)", w, m, points, c.b, c.bAt)
+		c.fail(RuleKGroup, "worker %d is released for %s over %d points; batches have %d points (record %d)", w, nBatches(m), points, c.b, c.bAt)
 	}
 }
 
@@ -85,8 +97,8 @@ func (c *checker) readBatches(t *wtrack, r Record) {
 // announcedBy checks that batches lo … hi−1 of worker w were announced.
 func (c *checker) announcedBy(w WorkerID, what string, lo, hi uint64) {
 	if bt := c.batchTrack(w); hi > bt.announced {
-		c.fail(RuleKGroup, "%s batches %s before its batch %d was announced (batches %d..%d announced)",
-			what, spanText(lo, hi), max(lo, bt.announced), 0, int64(bt.announced)-1)
+		c.fail(RuleKGroup, "%s %s before its batch %d was announced (announced: %s)",
+			what, spanText(lo, hi), max(lo, bt.announced), spanText(0, bt.announced))
 	}
 }
 
@@ -102,7 +114,7 @@ func (c *checker) commitBatches(t *wtrack, r Record, id DeltaID, wasReading bool
 	}
 	m := r.Points / c.b
 	if wasReading && (r.Batch != t.readBatch || r.Points != t.readPoints) {
-		c.fail(RuleKGroup, "%v is computed from batches %s (%d points); worker %d was released for batches %s (%d points)",
+		c.fail(RuleKGroup, "%v is computed from %s (%d points); worker %d was released for %s (%d points)",
 			id, spanText(r.Batch, r.Batch+uint64(m)), r.Points, r.Worker, spanText(t.readBatch, t.readBatch+uint64(t.readBatches)), t.readPoints)
 		c.announcedBy(r.Worker, fmt.Sprintf("%v uses", id), r.Batch, r.Batch+uint64(m))
 	}
@@ -121,7 +133,7 @@ func (c *checker) useBatches(w WorkerID, id DeltaID, lo, hi uint64) {
 	cur := lo
 	for j := i; j < len(bt.spans) && bt.spans[j].lo < hi; j++ {
 		s := bt.spans[j]
-		c.fail(RuleTwice, "batches %s of worker %d are used twice: by %v (record %d) and by %v",
+		c.fail(RuleTwice, "%s of worker %d used twice: by %v (record %d) and by %v",
 			spanText(max(lo, s.lo), min(hi, s.hi)), w, s.id, s.at, id)
 		if cur < s.lo {
 			pieces = append(pieces, batchSpan{cur, s.lo, id, c.at})
@@ -132,7 +144,7 @@ func (c *checker) useBatches(w WorkerID, id DeltaID, lo, hi uint64) {
 		pieces = append(pieces, batchSpan{cur, hi, id, c.at})
 	}
 	if len(pieces) == 1 && pieces[0].lo == lo && pieces[0].hi == hi && lo < bt.frontier {
-		c.fail(RuleKGroup, "%v uses batches %s after worker %d's batch %d was used: a worker's batches are used in order",
+		c.fail(RuleKGroup, "%v uses %s after worker %d's batch %d was used: a worker's batches are used in order",
 			id, spanText(lo, hi), w, bt.frontier-1)
 	}
 	for _, p := range pieces {
@@ -163,8 +175,8 @@ func (c *checker) skippedBatches() {
 		var next uint64
 		for _, s := range c.batches[w].spans {
 			if s.lo > next {
-				c.failAt(s.at, RuleLost, "batches %s of worker %d were never used, though its later batches %s were (by %v): skipped",
-					spanText(next, s.lo), w, spanText(s.lo, s.hi), s.id)
+				c.failAt(s.at, RuleLost, "%s of worker %d never used, though %v used its later %s: skipped",
+					spanText(next, s.lo), w, s.id, spanText(s.lo, s.hi))
 			}
 			next = s.hi
 		}

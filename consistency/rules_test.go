@@ -13,10 +13,13 @@ import (
 
 // trace builds a trace from compact lines, one record each:
 //
-//	read W C V           worker W reads version V for clock C
-//	commit W S C V       the coordinator accepts W's delta S (clock C, version V)
+//	read W C V [B M [P]] worker W reads version V for clock C (KGroup: for
+//	                     its batches B … B+M−1, P = 2M points unless given)
+//	commit W S C V [B M] the coordinator accepts W's delta S (clock C, version
+//	                     V; KGroup: from batch B over 2M points)
 //	apply V W#S …        apply producing V ("apply! …" for the final flush)
-//	send W S C V         worker W sends its delta S (clock C, version V)
+//	send W S C V [B M]   worker W sends its delta S (clock C, version V)
+//	batch W I            worker W's batch I is ready
 //	confirm W S          worker W takes S as accepted
 //	abandon W S REASON   worker W gives S up
 //	join W [S]           worker W joins; S, if given, is its next commit's seq
@@ -37,11 +40,23 @@ func trace(t *testing.T, spec string, n int, workerSide bool, lines ...string) *
 		switch f[0] {
 		case "read":
 			r = consistency.Record{Kind: consistency.RecRead, Worker: consistency.WorkerID(num(f[1])), Clock: num(f[2]), Version: consistency.Version(num(f[3]))}
+			if len(f) > 4 {
+				r.Batch, r.Batches = num(f[4]), int(num(f[5]))
+				r.Points = 2 * r.Batches
+				if len(f) > 6 {
+					r.Points = int(num(f[6]))
+				}
+			}
 		case "commit", "send":
 			r = consistency.Record{Kind: consistency.RecCommit, Worker: consistency.WorkerID(num(f[1])), Seq: num(f[2]), Clock: num(f[3]), Version: consistency.Version(num(f[4])), Points: 1}
+			if len(f) > 5 {
+				r.Batch, r.Points = num(f[5]), 2*int(num(f[6]))
+			}
 			if f[0] == "send" {
 				r.Kind = consistency.RecSend
 			}
+		case "batch":
+			r = consistency.Record{Kind: consistency.RecBatch, Worker: consistency.WorkerID(num(f[1])), Batch: num(f[2])}
 		case "apply", "apply!":
 			r = consistency.Record{Kind: consistency.RecApply, Version: consistency.Version(num(f[1])), Final: f[0] == "apply!"}
 			for _, d := range f[2:] {

@@ -44,6 +44,7 @@ var update = flag.Bool("update", false, "rewrite the expected outputs in testdat
 //	                               back after step C; without i, no checked entry
 //	members                        print the members and version
 //	check                          run Check on the trace so far
+//	stats                          print CheckStats's applies and batches
 //	trace                          print the trace
 //
 // The output of a command is the effects it caused, one per line, or the
@@ -290,6 +291,13 @@ func exec(t *testing.T, dp **driver, cmd string) []string {
 			return strings.Split(err.Error(), "\n")
 		}
 		return []string{"ok"}
+	case "stats":
+		st, _ := consistency.CheckStats(&d.trace)
+		out := []string{fmt.Sprintf("applies %d", st.Applies)}
+		for _, u := range st.Batches {
+			out = append(out, fmt.Sprintf("w%d announced=%d used=%d unused=%d", u.Worker, u.Announced, u.Used, u.Unused))
+		}
+		return out
 	case "trace":
 		var sb strings.Builder
 		if _, err := d.trace.WriteTo(&sb); err != nil {
