@@ -197,14 +197,16 @@ func TestParse(t *testing.T) {
 	good := map[string]string{"bsp": "bsp", "BSP:full": "bsp:full", " ssp:3 ": "ssp:3", "asp": "asp",
 		"quorum:0.9": "quorum:0.9", "quorum:12": "quorum:12", "ssp:0": "ssp:0", "quorum:1.0": "quorum:1.0",
 		"fsp": "fsp", "fsp:100ms": "fsp:100ms", "FSP:1.5s": "fsp:1.5s", "fsp:semi": "fsp:semi", "fsp:20ms:semi": "fsp:20ms:semi",
-		"isp": "isp:0.7", "ISP:0.25": "isp:0.25", "isp:0": "isp:0", "isp:1e-3": "isp:0.001"}
+		"isp": "isp:0.7", "ISP:0.25": "isp:0.25", "isp:0": "isp:0", "isp:1e-3": "isp:0.001",
+		"kgroup:1": "kgroup:1", "KGROUP:64": "kgroup:64", "kgroup:8:spread": "kgroup:8:spread", "kgroup:+3": "kgroup:3"}
 	for in, want := range good {
 		s, err := consistency.Parse(in)
 		if err != nil || s.String() != want {
 			t.Errorf("Parse(%q) = %v, %v; want %s", in, s, err, want)
 		}
 	}
-	for _, in := range []string{"", "bsp:2", "ssp", "ssp:-1", "ssp:x", "asp:1", "quorum", "quorum:0", "quorum:1.5", "quorum:-0.5", "fsp:0s", "fsp:-1ms", "fsp:x", "fsp:semi:20ms", "fsp:20mssemi", "ksp", "isp:-0.1", "isp:x", "isp:inf", "isp:NaN", "isp:"} {
+	for _, in := range []string{"", "bsp:2", "ssp", "ssp:-1", "ssp:x", "asp:1", "quorum", "quorum:0", "quorum:1.5", "quorum:-0.5", "fsp:0s", "fsp:-1ms", "fsp:x", "fsp:semi:20ms", "fsp:20mssemi", "ksp", "isp:-0.1", "isp:x", "isp:inf", "isp:NaN", "isp:",
+		"kgroup", "kgroup:", "kgroup:0", "kgroup:-2", "kgroup:1.5", "kgroup:spread", "kgroup:3:", "kgroup:3:fifo", "kgroup:3:spread:spread", "kgroup::spread"} {
 		if s, err := consistency.Parse(in); !errors.Is(err, consistency.ErrConfig) {
 			t.Errorf("Parse(%q) = %v, %v; want ErrConfig", in, s, err)
 		}
@@ -220,6 +222,19 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		if _, err := consistency.New(consistency.MustParse("bsp"), cfg); !errors.Is(err, consistency.ErrConfig) {
 			t.Errorf("New(%+v) = %v; want ErrConfig", cfg, err)
 		}
+	}
+	// KGroup needs K ≥ 1 and a batch size b > 0 (no full pass).
+	for _, c := range []struct {
+		spec  consistency.Spec
+		batch int
+	}{{consistency.MustParse("kgroup:2"), 0}, {consistency.Spec{Kind: consistency.KGroup}, 4}, {consistency.Spec{Kind: consistency.KGroup, Group: -1}, 4}} {
+		if _, err := consistency.New(c.spec, consistency.Config{Workers: workers(2), Batch: c.batch}); !errors.Is(err, consistency.ErrConfig) {
+			t.Errorf("New(%+v, batch %d) = %v; want ErrConfig", c.spec, c.batch, err)
+		}
+	}
+	// K may exceed the workers: a group can hold several batches of one.
+	if _, err := consistency.New(consistency.MustParse("kgroup:64"), consistency.Config{Workers: workers(2), Batch: 1}); err != nil {
+		t.Errorf("New(kgroup:64, 2 workers) = %v", err)
 	}
 	// A quorum count above the workers would run as BSP under its label;
 	// at the workers, or as a fraction, it is fine.

@@ -41,16 +41,37 @@
 //     together as in BSP. EvSetInterval changes η (an interval tuner's
 //     decision; consistency.FullBatch makes full-batch rounds); ":semi"
 //     gives the workers local timers instead (§5.2).
+//   - KGroup(K) ("kgroup:8", "kgroup:8:spread"; DOLL §III-A, Algorithms
+//     1–4): workers receive streamed data and announce each batch of
+//     Config.Batch = b points (EvBatchReady, numbered 0, 1, 2, … per
+//     worker). Once K batches are queued across the available members, the
+//     workers holding them are released, all on the current version, to
+//     compute one gradient per batch (a release covers Effect.Batches
+//     consecutive batches and commits their sum); the K batches' gradients
+//     are applied together and the next group starts once K more are
+//     queued. Batches are grouped in announcement order (Algorithm 3's
+//     queue) or, with ":spread", by §III-B2's priority queue (fewest
+//     batches of the same worker in the group first). A preempted worker
+//     keeps its queued batches, which do not count while it is away; the
+//     batches it was computing return to its queue and the group takes
+//     others, so none is lost or used twice.
 //
 // Membership is dynamic: a joiner takes part from the next round (BSP), at
-// the slowest clock (SSP) or at once (ASP, quorum); a leaver is no longer
-// awaited and its committed deltas are still applied. EvStop applies every
+// the slowest clock (SSP) or at once (ASP, quorum, KGroup: with the
+// batches it kept while away); a leaver is no longer awaited and its
+// committed deltas are still applied. EvStop applies every
 // pending delta (a final flush), so a finished run has lost nothing.
 //
 // # Extending
 //
-// A new model fits the same events and effects: DOLL's K-grouping, for
-// one, counts EvBatchReady and commits towards K as Quorum counts commits.
+// A new model fits the same events and effects, as KGroup did: it gave
+// EvBatchReady a meaning the other models ignore, and numbered batches in
+// Event.Batch, Effect.Batch and Record.Batch rather than a new event kind.
+// A model adds a ModelKind after the last one, a Parse form and String,
+// its refusals in New, a Step that validates with the shared membership
+// and sequence checks before it changes anything, and, in Check, the
+// guarantee it promises; a scripted test (testdata/*.txt) pins its
+// decisions and a random driver shows its traces pass Check.
 //
 // # Checkers
 //
@@ -60,7 +81,14 @@
 // FSP: one version per round with every member; SSP: no read older than
 // the bound; Quorum: at least k deltas per release; ISP: BSP's rules, and
 // each RecHeld record (what a worker holds back after a step) keeps the
-// divergence bound |acc_i| ≤ v_t·|w_i|, v_t = v/√(t+1).
+// divergence bound |acc_i| ≤ v_t·|w_i|, v_t = v/√(t+1); KGroup: every
+// update aggregates exactly K batches (at most K in the final flush), all
+// computed on the version before it; each worker's batches are announced
+// 0, 1, 2, … (RecBatch), used only once announced, and used once each, in
+// order — a batch skipped (lost, say, with a preempted worker) or used
+// twice is a root cause like a lost delta; releases go only to members
+// present. Batches still queued at the stop are allowed; CheckStats
+// counts them per worker.
 //
 // A trace that records the workers' side too (Trace.WorkerSide: what each
 // worker sent, which delta it took as accepted, which it abandoned) lets

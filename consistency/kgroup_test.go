@@ -1,9 +1,11 @@
 package consistency_test
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/syncmodels/syncmodels/consistency"
@@ -414,5 +416,146 @@ func testKGroupRules(t *testing.T, n int, tests []ruleCase) {
 		t.Run(tc.name, func(t *testing.T) {
 			checkFinds(t, trace(t, "kgroup:2", n, n == 1, tc.lines...), tc.rule, tc.detail, !cascades[tc.name])
 		})
+	}
+}
+
+// The other models validate EvBatchReady (a member, after the start) and
+// ignore it, whatever its batch number.
+func TestOtherModelsIgnoreBatchReady(t *testing.T) {
+	for _, s := range specs {
+		m, err := consistency.New(consistency.MustParse(s), consistency.Config{Workers: workers(3), Batch: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Step(consistency.Event{Kind: consistency.EvBatchReady, Worker: 0}); !errors.Is(err, consistency.ErrProtocol) {
+			t.Errorf("%s: batch-ready before the start: %v; want ErrProtocol", s, err)
+		}
+		if _, err := m.Step(consistency.Event{Kind: consistency.EvStart}); err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range []uint64{0, 0, 7, 3} {
+			if effs, err := m.Step(consistency.Event{Kind: consistency.EvBatchReady, Worker: 1, Batch: b}); err != nil || len(effs) != 0 {
+				t.Errorf("%s: batch-ready w1 batch=%d = %v, %v; want nothing", s, b, effs, err)
+			}
+		}
+		if _, err := m.Step(consistency.Event{Kind: consistency.EvBatchReady, Worker: 5}); !errors.Is(err, consistency.ErrUnknownWorker) {
+			t.Errorf("%s: batch-ready of a non-member: %v; want ErrUnknownWorker", s, err)
+		}
+	}
+}
+
+// Refused KGroup events change nothing: after them the model emits
+// exactly what a fresh model fed only the accepted events emits.
+func TestKGroupRefusedEventsChangeNothing(t *testing.T) {
+	for _, s := range []string{"kgroup:2", "kgroup:3:spread"} {
+		spec := consistency.MustParse(s)
+		a, _ := newDriver(spec, workers(2), 2)
+		b, _ := newDriver(spec, workers(2), 2)
+		good := []consistency.Event{
+			{Kind: consistency.EvStart},
+			{Kind: consistency.EvBatchReady, Worker: 0, Batch: 0},
+			{Kind: consistency.EvBatchReady, Worker: 1, Batch: 0},
+			{Kind: consistency.EvBatchReady, Worker: 1, Batch: 1},
+		}
+		bad := []consistency.Event{
+			{Kind: consistency.EvBatchReady, Worker: 0, Batch: 0}, // duplicate
+			{Kind: consistency.EvBatchReady, Worker: 0, Batch: 2}, // gap
+			{Kind: consistency.EvBatchReady, Worker: 9, Batch: 0}, // not a member
+			{Kind: consistency.EvCommit, Worker: 0, Seq: 1, Points: 2, Batch: 1},
+			{Kind: consistency.EvCommit, Worker: 0, Seq: 1, Points: 4, Batch: 0},
+			{Kind: consistency.EvCommit, Worker: 0, Seq: 1, Points: 2, Batch: 0, Version: 1},
+			{Kind: consistency.EvCommit, Worker: 0, Seq: 2, Points: 2, Batch: 0},
+			{Kind: consistency.EvJoin, Worker: 1},
+		}
+		for _, ev := range good {
+			ea, erra := a.step(ev)
+			eb, errb := b.step(ev)
+			if erra != nil || errb != nil || fmt.Sprint(ea) != fmt.Sprint(eb) {
+				t.Fatalf("%s: %v: %v, %v and %v, %v", s, ev, ea, erra, eb, errb)
+			}
+		}
+		for _, ev := range bad {
+			if _, err := a.step(ev); err == nil {
+				t.Fatalf("%s: %v accepted", s, ev)
+			}
+		}
+		// Both go on identically.
+		for _, w := range []consistency.WorkerID{1, 0} {
+			ea, erra := a.commit(w)
+			eb, errb := b.commit(w)
+			if fmt.Sprint(ea, erra) != fmt.Sprint(eb, errb) {
+				t.Fatalf("%s: after refused events commit w%d = %v, %v; fresh model %v, %v", s, w, ea, erra, eb, errb)
+			}
+		}
+		ea, erra := a.announce(0)
+		eb, errb := b.announce(0)
+		if fmt.Sprint(ea, erra) != fmt.Sprint(eb, errb) {
+			t.Fatalf("%s: after refused events announce w0 = %v, %v; fresh model %v, %v", s, ea, erra, eb, errb)
+		}
+	}
+}
+
+// The same seed gives the same trace, byte for byte.
+func TestKGroupDeterministic(t *testing.T) {
+	run := func() string {
+		m, err := consistency.New(consistency.MustParse("kgroup:4:spread"), consistency.Config{Workers: workers(6), Batch: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := newGroupRun(t, m, workers(6), 5)
+		if err := g.random(rand.New(rand.NewPCG(42, 42)), 500); err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if _, err := g.trace.WriteTo(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	if a, b := run(), run(); a != b || !strings.Contains(a, "from-batch=") {
+		t.Fatalf("two runs with one seed differ (or print no batches):\n%s\n---\n%s", a, b)
+	}
+}
+
+// The Recorder copies a KGroup release's batches and budget, a commit's
+// and a send's first batch; a release of another model keeps its records
+// as they were (no points on reads).
+func TestRecorderKGroup(t *testing.T) {
+	spec := consistency.MustParse("kgroup:2")
+	rec := consistency.NewRecorder(spec, workers(1), true)
+	rec.BatchReady(1, 0, 0)
+	rec.BatchReady(2, 0, 1)
+	rel := consistency.Effect{Kind: consistency.EfRelease, Worker: 0, Budget: 6, Batch: 0, Batches: 2}
+	rec.Released(3, rel)
+	seq := rec.SentFrom(4, 0, 0, 0, 6, 0)
+	rec.Accepted(5, consistency.Event{Kind: consistency.EvCommit, Worker: 0, Seq: seq, Points: 6, Batch: 0}, 0)
+	rec.Applied(6, consistency.Effect{Kind: consistency.EfApply, Version: 1, Deltas: []consistency.DeltaID{{Worker: 0, Seq: seq}}})
+	rec.Confirmed(7, 0, seq)
+	rec.Stopped(8)
+	tr := rec.Trace()
+	if err := consistency.Check(tr); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	tr.WriteTo(&b)
+	want := `model kgroup:2 workers [0]
+1ns batch-ready w0 batch=0
+2ns batch-ready w0 batch=1
+3ns read w0 clock=0 v=0 batches=0..1 points=6
+4ns send w0#1 clock=0 v=0 points=6 from-batch=0
+5ns commit w0#1 clock=0 v=0 points=6 from-batch=0
+6ns apply v=1 [w0#1]
+7ns confirm w0#1
+8ns stop
+`
+	if b.String() != want {
+		t.Fatalf("trace:\n%s\nwant:\n%s", b.String(), want)
+	}
+	// A BSP release and commit record what they always did.
+	bsp := consistency.NewRecorder(consistency.MustParse("bsp"), workers(1), false)
+	bsp.Released(0, consistency.Effect{Kind: consistency.EfRelease, Worker: 0, Budget: 10})
+	bsp.Accepted(0, consistency.Event{Kind: consistency.EvCommit, Worker: 0, Seq: 1, Points: 10}, 0)
+	if r := bsp.Trace().Records; r[0].Points != 0 || r[0].Batches != 0 || r[1].Batch != 0 || r[0].String() != "0s read w0 clock=0 v=0" {
+		t.Fatalf("bsp records %+v", r)
 	}
 }
