@@ -301,6 +301,11 @@ func (e *Experiment) validate() error {
 	if e.Sync.Kind == 0 {
 		return fmt.Errorf("harness: no sync model: %w", ErrConfig)
 	}
+	if e.Sync.Kind == consistency.KGroup {
+		// Until the runtimes feed streamed batches (EvBatchReady), a
+		// K-grouping run would release nobody and report an empty run.
+		return fmt.Errorf("harness: %v needs streamed batches, which the runtimes do not feed yet: %w", e.Sync, ErrConfig)
+	}
 	if e.Name == "" {
 		e.Name = e.Sync.String()
 	}
