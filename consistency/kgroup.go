@@ -100,9 +100,9 @@ func (m *kgroup) Step(ev Event) ([]Effect, error) {
 		q := m.qs[w.id]
 		switch {
 		case ev.Batch != q.used:
-			return nil, m.refuse(ev, ErrProtocol, "worker %d commits from batch %d; it was released for %s", w.id, ev.Batch, batchRange(q.used, q.computing))
+			return nil, m.refuse(ev, ErrProtocol, "worker %d commits from batch %d; it was released for %s", w.id, ev.Batch, spanText(q.used, q.used+uint64(q.computing)))
 		case ev.Points != q.computing*m.b:
-			return nil, m.refuse(ev, ErrProtocol, "worker %d commits %d points; it was released for %d batches of %d points", w.id, ev.Points, q.computing, m.b)
+			return nil, m.refuse(ev, ErrProtocol, "worker %d commits %d points; it was released for %s of %d points", w.id, ev.Points, nBatches(q.computing), m.b)
 		}
 		m.accept(w, ev)
 		n := q.computing
