@@ -139,7 +139,7 @@ func (c *coordinator) carry(now time.Duration, ev consistency.Event, effs []cons
 // commit validates a worker's delta, feeds the commit to the model and
 // keeps the delta until its apply. A refused delta (wrong layout,
 // non-finite entry) or commit leaves every state unchanged.
-func (c *coordinator) commit(now time.Duration, w consistency.WorkerID, seq, clock uint64, v consistency.Version, d *algorithms.Delta) ([]consistency.Effect, error) {
+func (c *coordinator) commit(now time.Duration, w consistency.WorkerID, seq, clock uint64, v consistency.Version, batch uint64, d *algorithms.Delta) ([]consistency.Effect, error) {
 	if err := algorithms.CheckApply(c.layout, d); err != nil {
 		return nil, fmt.Errorf("harness: worker %d commit %d: %w", w, seq, err)
 	}
@@ -147,7 +147,7 @@ func (c *coordinator) commit(now time.Duration, w consistency.WorkerID, seq, clo
 	if _, dup := c.deltas[id]; dup {
 		return nil, fmt.Errorf("harness: worker %d commit %d is already held: %w", w, seq, consistency.ErrDuplicate)
 	}
-	ev := consistency.Event{Kind: consistency.EvCommit, Worker: w, Seq: seq, Version: v, Points: d.Count, Now: now}
+	ev := consistency.Event{Kind: consistency.EvCommit, Worker: w, Seq: seq, Version: v, Points: d.Count, Batch: batch, Now: now}
 	effs, err := c.model.Step(ev)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/arrival"
 	"github.com/syncmodels/syncmodels/consistency"
 	"github.com/syncmodels/syncmodels/interval"
 	"github.com/syncmodels/syncmodels/preempt"
@@ -206,6 +207,25 @@ type Experiment struct {
 	// (see realpreempt.go). Not with ISP, Replicas, a Tuner, ScaleIn,
 	// Indirect, Migrate or Remote. nil: no preemptions.
 	Preempt *preempt.Config
+	// Arrivals, if set, streams the data to the workers as it arrives
+	// (DOLL §III-A; see stream.go): worker n receives points as the
+	// renewal process Arrivals gives it, at rate λ_n, only while it is
+	// available; every Batch points it announces a batch
+	// (consistency.EvBatchReady), and it computes a batch only when
+	// released for it. The points arrive in the worker's shard order
+	// (Shuffle makes it a seeded random order), wrapping round. Needs
+	// the K-grouping model (kgroup:K) and Batch > 0, and K-grouping
+	// needs Arrivals. Virtual clock only.
+	Arrivals *arrival.Spec
+	// Preemptible lists the workers that run on preemptible instances
+	// and follow Preempt's availability chain; the others run on demand
+	// and are never preempted. nil: every worker (when Preempt is set).
+	// Virtual clock only.
+	Preemptible []int
+	// Provision, if set, revises which workers run on preemptible
+	// instances during the run (DOLL §V-C's adaptive method). Virtual
+	// clock and Preempt only.
+	Provision *Provisioning
 	// Stop holds convergence criteria besides Duration (FSP §5.3).
 	Stop Stop
 	// ControlSample is how many points (a seeded sample) the objective
@@ -403,6 +423,8 @@ func (e *Experiment) validate() error {
 	case e.Preempt != nil && (e.Sync.Kind == consistency.ISP || e.Replicas || e.Tuner != nil || e.ScaleIn != nil || e.Indirect != nil || e.Migrate != nil):
 		return fmt.Errorf("harness: preemptions run without ISP, Replicas, an interval tuner, scale-in, indirect communication and data migration (got %v, %v): %w",
 			e.Clock, e.Sync, ErrConfig)
+	case e.validateStream() != nil:
+		return e.validateStream()
 	case e.ControlSample < 0:
 		return fmt.Errorf("harness: control sample %d < 0: %w", e.ControlSample, ErrConfig)
 	case e.HasTarget && math.IsNaN(e.Target):
@@ -459,6 +481,13 @@ type WorkerStats struct {
 	Preempted int
 	Down      time.Duration
 	Lost      time.Duration
+	// Arrived (Experiment.Arrivals) counts the data points that arrived
+	// at the worker, Batches the batches it announced, Queued those it
+	// still held unused at the end, and Up its time available (the time
+	// its stream ran).
+	Arrived         int64
+	Batches, Queued int
+	Up              time.Duration
 }
 
 // DivergeFactor is how far an objective may grow past its start, in
@@ -535,6 +564,10 @@ type Result struct {
 	// Resumed (Experiment.Journal) counts the coordinator's starts that
 	// resumed the run from its journal.
 	Resumed int
+	// Instances (Experiment.Preempt) is every worker's life as a cloud
+	// instance, for billing: on demand, or preemptible and available, or
+	// preemptible and preempted (not billed), in time order per worker.
+	Instances []InstanceSpan
 	// Trace is the run's record; consistency.Check has passed on it.
 	Trace *consistency.Trace
 	// Theta is the final parameter vector.

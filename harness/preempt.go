@@ -1,7 +1,9 @@
 package harness
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/syncmodels/syncmodels/algorithms"
@@ -66,6 +68,17 @@ type preemption struct {
 	// preempted and rejoined count the preemptions and the joins the
 	// coordinator accepted.
 	preempted, rejoined int
+	// spot says which workers are on preemptible instances now; chain[w]
+	// counts the availability chains worker w has started (Provision
+	// moves workers between kinds); sgen[w] tags its scheduled
+	// transitions, so that a move cancels those of its old chain.
+	spot  []bool
+	chain []uint64
+	sgen  []uint64
+	// spans are the closed instance spans; from[w] is when worker w's
+	// open span began.
+	spans []InstanceSpan
+	from  []time.Duration
 }
 
 // workerSave is a worker's state at its latest commit.
@@ -86,21 +99,132 @@ func (s *sim) newPreemption() (*preemption, error) {
 	if err := checkpointable(e, s.st); err != nil {
 		return nil, err
 	}
-	p := &preemption{down: make([]bool, n), since: make([]time.Duration, n), inc: make([]uint32, n), saved: make([]workerSave, n)}
+	p := &preemption{down: make([]bool, n), since: make([]time.Duration, n), inc: make([]uint32, n), saved: make([]workerSave, n),
+		spot: make([]bool, n), chain: make([]uint64, n), sgen: make([]uint64, n), from: make([]time.Duration, n)}
 	for w := range n {
-		ts, err := preempt.Schedule(*e.Preempt, e.Seed, w, e.Duration)
-		if err != nil {
-			return nil, configError("", err)
-		}
-		for _, t := range ts {
-			kind := simPreempt
-			if t.Available {
-				kind = simRestore
+		p.spot[w] = e.Preemptible == nil || slices.Contains(e.Preemptible, w)
+	}
+	for w := range n {
+		if p.spot[w] {
+			if err := s.schedule(p, consistency.WorkerID(w), 0); err != nil {
+				return nil, err
 			}
-			s.push(&simEvent{t: t.At, kind: kind, w: consistency.WorkerID(w)})
+		}
+	}
+	if pr := e.Provision; pr != nil {
+		for _, t := range pr.At {
+			if t >= 0 && t < e.Duration {
+				s.push(&simEvent{t: t, kind: simRevise})
+			}
 		}
 	}
 	return p, nil
+}
+
+// schedule pushes the transitions of worker w's next availability chain,
+// started available at from. The first chain of a worker is
+// preempt.Schedule(*Preempt, Seed, w, Duration); a later one (after
+// Provision moved the worker back to a preemptible instance) draws from
+// a seed mixed with the chain's number.
+func (s *sim) schedule(p *preemption, w consistency.WorkerID, from time.Duration) error {
+	seed := s.e.Seed
+	if k := p.chain[w]; k > 0 {
+		seed ^= k * 0x9e3779b97f4a7c15
+	}
+	p.chain[w]++
+	ts, err := preempt.Schedule(*s.e.Preempt, seed, int(w), s.e.Duration-from)
+	if err != nil {
+		return configError("", err)
+	}
+	for _, t := range ts {
+		kind := simPreempt
+		if t.Available {
+			kind = simRestore
+		}
+		s.push(&simEvent{t: from + t.At, kind: kind, w: w, gen: p.sgen[w]})
+	}
+	return nil
+}
+
+// transition reports whether a scheduled preemption or restore ev is
+// still due: Provision has not moved its worker since it was scheduled.
+func (p *preemption) transition(ev *simEvent) bool { return ev.gen == p.sgen[ev.w] }
+
+// span closes worker w's open instance span at now and opens the next.
+func (p *preemption) span(w consistency.WorkerID, now time.Duration) {
+	if now > p.from[w] {
+		p.spans = append(p.spans, InstanceSpan{Worker: int(w), From: p.from[w], To: now, Preemptible: p.spot[w], Available: !p.down[w]})
+	}
+	p.from[w] = now
+}
+
+// revise carries out Provision.Revise at s.now.
+func (s *sim) revise() error {
+	p := s.pre
+	ws, err := s.e.Provision.Revise(s.observe())
+	if err != nil {
+		return fmt.Errorf("harness: provisioning at %v: %w", s.now, err)
+	}
+	if err := checkWorkerSet("Provision.Revise", ws, len(p.spot)); err != nil {
+		return err
+	}
+	want := make([]bool, len(p.spot))
+	for _, w := range ws {
+		want[w] = true
+	}
+	for i, spot := range want {
+		w := consistency.WorkerID(i)
+		if spot == p.spot[w] {
+			continue
+		}
+		p.sgen[w]++ // cancels the old chain's transitions
+		if p.down[w] {
+			// Moved to on demand: a new instance starts at once.
+			if err := s.restoreWorker(w); err != nil {
+				return err
+			}
+		}
+		p.span(w, s.now)
+		p.spot[w] = spot
+		if spot {
+			if err := s.schedule(p, w, s.now); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// observe tallies what the run has seen of each worker.
+func (s *sim) observe() Observation {
+	p := s.pre
+	o := Observation{Now: s.now, Workers: make([]WorkerObservation, len(p.spot))}
+	for i := range o.Workers {
+		wo := &o.Workers[i]
+		wo.Preemptible = p.spot[i]
+		wo.Preemptions = s.st.shards[i].stats.Preempted
+		if ss := s.streams; ss != nil {
+			wo.Arrived = int64(ss.batch[i]) * int64(ss.b)
+			wo.Up = ss.upTime(i, s.now)
+		}
+	}
+	add := func(sp InstanceSpan) {
+		wo := &o.Workers[sp.Worker]
+		switch {
+		case !sp.Preemptible:
+		case sp.Available:
+			wo.SpotUp += sp.To - sp.From
+		default:
+			wo.SpotDown += sp.To - sp.From
+		}
+	}
+	for _, sp := range p.spans {
+		add(sp)
+	}
+	for i := range o.Workers {
+		add(InstanceSpan{Worker: i, From: p.from[i], To: s.now, Preemptible: p.spot[i], Available: !p.down[i]})
+	}
+	return o
 }
 
 // isDown reports whether worker w is preempted.
@@ -169,7 +293,9 @@ func (s *sim) preemptWorker(w consistency.WorkerID) {
 	sh.owed = 0
 	s.inflight[w] = 0
 	s.unconfirmed[w] = 0 // the process that would confirm it is gone
+	p.span(w, s.now)
 	p.down[w], p.since[w] = true, s.now
+	s.streams.pause(w, s.now)
 	p.preempted++
 	sh.stats.Preempted++
 	// The preemption notice follows the worker's last commit on its link.
@@ -186,7 +312,9 @@ func (s *sim) restoreWorker(w consistency.WorkerID) error {
 		return err
 	}
 	sh.stats.Down += s.now - p.since[w]
+	p.span(w, s.now)
 	p.down[w] = false
+	s.resumeStream(w)
 	p.inc[w]++
 	s.waitFrom[w] = s.now
 	m := transport.Message{Kind: transport.Join, From: transport.NodeID(w), To: transport.Coordinator, Job: s.e.Seed, Incarnation: p.inc[w]}
@@ -229,6 +357,9 @@ func (s *sim) endPreemption(res *Result) {
 		if down {
 			s.st.shards[w].stats.Down += s.now - p.since[w]
 		}
+		p.span(consistency.WorkerID(w), s.now)
 	}
+	slices.SortStableFunc(p.spans, func(a, b InstanceSpan) int { return cmp.Compare(a.Worker, b.Worker) })
+	res.Instances = p.spans
 	res.Preemptions, res.Rejoins = p.preempted, p.rejoined
 }

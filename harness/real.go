@@ -570,7 +570,7 @@ func (rc *realCoord) handle(ctx context.Context, m *transport.Message) error {
 			return rc.ack(ctx, m) // the deliberate bug of a test
 		}
 		now := rc.now()
-		effs, err := rc.c.commit(now, w, m.Seq, m.Clock, consistency.Version(m.Version), m.Delta)
+		effs, err := rc.c.commit(now, w, m.Seq, m.Clock, consistency.Version(m.Version), 0, m.Delta)
 		switch {
 		case errors.Is(err, consistency.ErrDuplicate):
 			return rc.ack(ctx, m)

@@ -22,20 +22,23 @@ import (
 type simKind uint8
 
 const (
-	simRelease   simKind = iota // a release reaches its worker
-	simDone                     // a worker finished its batch
-	simCommit                   // a commit reaches the coordinator
-	simSnapshot                 // keep the parameters for the curve
-	simProgress                 // report progress
-	simEnd                      // the run's time is up
-	simTick                     // the model's timer fires
-	simInterrupt                // an interrupt reaches its worker
-	simCheck                    // a termination check (Stop)
-	simMigrate                  // a migration window reaches its target
-	simPreempt                  // a worker is preempted (preempt.go)
-	simRestore                  // a preempted worker's next incarnation starts
-	simLeave                    // a preempted worker's notice reaches the coordinator
-	simJoin                     // a restored worker's join reaches the coordinator
+	simRelease    simKind = iota // a release reaches its worker
+	simDone                      // a worker finished its batch
+	simCommit                    // a commit reaches the coordinator
+	simSnapshot                  // keep the parameters for the curve
+	simProgress                  // report progress
+	simEnd                       // the run's time is up
+	simTick                      // the model's timer fires
+	simInterrupt                 // an interrupt reaches its worker
+	simCheck                     // a termination check (Stop)
+	simMigrate                   // a migration window reaches its target
+	simPreempt                   // a worker is preempted (preempt.go)
+	simRestore                   // a preempted worker's next incarnation starts
+	simLeave                     // a preempted worker's notice reaches the coordinator
+	simJoin                      // a restored worker's join reaches the coordinator
+	simBatch                     // a worker's next batch of streamed data is complete (stream.go)
+	simBatchReady                // a batch indicator reaches the coordinator
+	simRevise                    // the provisioning is revised (Experiment.Provision)
 )
 
 type simEvent struct {
@@ -53,6 +56,7 @@ type simEvent struct {
 	ver    consistency.Version
 	gen    uint64 // simDone: the batch it ends; simMigrate: the migration epoch
 	inc    uint32 // simRelease, simInterrupt: the worker incarnation it is for
+	batch  uint64 // simBatchReady: the batch's index; simCommit: the first batch of the delta
 	win    uint64 // simMigrate: the window
 	// simRelease under indirect communication: the updates to fetch, the
 	// next one, the entries fetched so far, and whether fetching is done.
@@ -74,6 +78,7 @@ type simRun struct {
 	active bool
 	owed   time.Duration // pause served before start
 	timer  time.Duration // the local timer it ran (semi-centralized), 0 if none
+	batch  uint64        // the first batch it computes (K-grouping)
 }
 
 type simQueue []*simEvent
@@ -138,6 +143,8 @@ type sim struct {
 	sentClock   []uint64
 	// pre is the preemption state (Experiment.Preempt), nil without.
 	pre *preemption
+	// streams is the arrival state (Experiment.Arrivals), nil without.
+	streams *streams
 }
 
 func (s *sim) setInterval(now, eta time.Duration) error {
@@ -265,6 +272,9 @@ func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, erro
 	if s.pre, err = s.newPreemption(); err != nil {
 		return nil, err
 	}
+	if s.streams, err = s.newStreams(); err != nil {
+		return nil, err
+	}
 	c := st.coord
 	if e.Indirect != nil {
 		s.store = newStoreState(*e.Indirect, len(st.shards))
@@ -321,9 +331,12 @@ func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, erro
 				s.push(ev)
 				continue
 			}
-			effs, err := c.commit(s.now, ev.w, ev.seqNo, ev.clock, ev.ver, ev.delta)
+			effs, err := c.commit(s.now, ev.w, ev.seqNo, ev.clock, ev.ver, ev.batch, ev.delta)
 			if err != nil {
 				return nil, err
+			}
+			if ss := s.streams; ss != nil {
+				ss.used[ev.w] += uint64(ev.delta.Count / ss.b)
 			}
 			if r := &s.runs[ev.w]; r.timer > 0 {
 				// Its response delay: commit arrival − release sent − timer.
@@ -355,9 +368,29 @@ func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, erro
 				return nil, err
 			}
 		case simPreempt:
-			s.preemptWorker(ev.w)
+			if s.pre.transition(ev) {
+				s.preemptWorker(ev.w)
+			}
 		case simRestore:
+			if !s.pre.transition(ev) {
+				continue
+			}
 			if err := s.restoreWorker(ev.w); err != nil {
+				return nil, err
+			}
+		case simRevise:
+			if err := s.revise(); err != nil {
+				return nil, err
+			}
+		case simBatch:
+			s.batchDone(ev)
+		case simBatchReady:
+			if s.busy > s.now {
+				ev.t = s.busy // behind the messages ahead of it
+				s.push(ev)
+				continue
+			}
+			if err := s.batchReady(ev); err != nil {
 				return nil, err
 			}
 		case simLeave, simJoin:
@@ -577,6 +610,10 @@ func (s *sim) start(ev *simEvent) {
 	}
 	r := &s.runs[ev.w]
 	k := sh.points(ev.eff.Budget)
+	if ss := s.streams; ss != nil && sh.n > 0 {
+		// K-grouping names the batches: batch j is the points from j·b on.
+		sh.cursor = int(ev.eff.Batch * uint64(ss.b) % uint64(sh.n))
+	}
 	if s.mig != nil {
 		s.mig.release(ev.w)
 		if ev.eff.Budget == consistency.FullPass {
@@ -585,7 +622,7 @@ func (s *sim) start(ev *simEvent) {
 	}
 	// A pause owed from an interrupted batch comes first.
 	*r = simRun{gen: r.gen + 1, start: s.now + sh.owed, k: k, pace: s.e.pace(sh),
-		params: ev.params, clock: ev.eff.Clock, ver: ev.eff.Version, active: true, owed: sh.owed}
+		params: ev.params, clock: ev.eff.Clock, ver: ev.eff.Version, batch: ev.eff.Batch, active: true, owed: sh.owed}
 	sh.owed = 0
 	if ev.eff.Interval > 0 {
 		// Semi-centralized: the worker's own timer ends the batch.
@@ -648,7 +685,12 @@ func (s *sim) done(ev *simEvent) error {
 	sh.stats.Paused += busy - time.Duration(r.k)*s.e.Cost.PointCost
 	sh.stats.Points += int64(r.k)
 	sh.stats.Commits++
-	seq := s.st.coord.rec.Sent(s.now, ev.w, r.clock, r.ver, d.Count)
+	var seq uint64
+	if s.streams != nil {
+		seq = s.st.coord.rec.SentFrom(s.now, ev.w, r.clock, r.ver, d.Count, r.batch)
+	} else {
+		seq = s.st.coord.rec.Sent(s.now, ev.w, r.clock, r.ver, d.Count)
+	}
 	if held != nil {
 		s.st.coord.held[consistency.DeltaID{Worker: ev.w, Seq: seq}] = held
 	}
@@ -660,7 +702,7 @@ func (s *sim) done(ev *simEvent) error {
 	} else {
 		arrive = s.transmit(&s.in, s.now, commitSize(ev.w, s.e.Seed, seq, r.clock, r.ver, d), ev.w)
 	}
-	s.push(&simEvent{t: arrive, kind: simCommit, w: ev.w, delta: d, seqNo: seq, clock: r.clock, ver: r.ver})
+	s.push(&simEvent{t: arrive, kind: simCommit, w: ev.w, delta: d, seqNo: seq, clock: r.clock, ver: r.ver, batch: r.batch})
 	return nil
 }
 
@@ -692,6 +734,7 @@ func (s *sim) end() (*Result, error) {
 	}
 	res := &Result{Sync: s.e.Sync, Clock: Virtual, Duration: s.now, BytesSent: s.bytes, Messages: s.msgs}
 	s.endPreemption(res)
+	s.endStreams()
 	if is := s.st.isp; is != nil {
 		res.Held, res.Flushed = is.heldMass(s.gone), is.flushed
 	}
