@@ -44,7 +44,7 @@ func TestCoordinatorRefusesBadCommits(t *testing.T) {
 	wrong.Count = 1
 	for _, bad := range []*algorithms.Delta{nan, wrong, nil} {
 		before := c.rec.Len()
-		if _, err := c.commit(1, 0, 1, 0, 0, bad); err == nil {
+		if _, err := c.commit(1, 0, 1, 0, 0, 0, bad); err == nil {
 			t.Fatal("bad delta accepted")
 		} else if want := "worker 0 commit 1"; !strings.Contains(err.Error(), want) {
 			t.Fatalf("error %q does not name %q", err, want)
@@ -54,13 +54,13 @@ func TestCoordinatorRefusesBadCommits(t *testing.T) {
 		}
 	}
 	st.shards[0].cursor = 0
-	if _, err := c.commit(1, 0, 1, 0, 0, good(0)); err != nil {
+	if _, err := c.commit(1, 0, 1, 0, 0, 0, good(0)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.commit(1, 0, 1, 0, 0, good(0)); !errors.Is(err, consistency.ErrDuplicate) {
+	if _, err := c.commit(1, 0, 1, 0, 0, 0, good(0)); !errors.Is(err, consistency.ErrDuplicate) {
 		t.Fatalf("duplicate commit: %v", err)
 	}
-	effs, err = c.commit(2, 1, 1, 0, 0, good(1))
+	effs, err = c.commit(2, 1, 1, 0, 0, 0, good(1))
 	if err != nil {
 		t.Fatal(err)
 	}
