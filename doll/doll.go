@@ -151,7 +151,7 @@ func (j *Job) defaults() error {
 		j.PriceOnDemand = 0.286
 	}
 	if j.Spot == nil {
-		t, err := cost.NewTrace([]cost.Point{{At: 0, Price: 0.158}})
+		t, err := cost.NewTrace([]cost.Point{{At: 0, PerHour: 0.158}})
 		if err != nil {
 			return err
 		}
@@ -200,8 +200,8 @@ func homogeneous(rates []float64) bool {
 
 func seconds(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }
 
-// Run runs the job under policy p in virtual time and bills it.
-func (j Job) Run(ctx context.Context, p Policy) (*Outcome, error) {
+// Run runs the job under a policy in virtual time and bills it.
+func (j Job) Run(ctx context.Context, policy Policy) (*Outcome, error) {
 	if err := j.defaults(); err != nil {
 		return nil, err
 	}
@@ -209,7 +209,8 @@ func (j Job) Run(ctx context.Context, p Policy) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	theta0, err := j.problem(rates, j.Alpha, 0).ExpectedRuntime(0)
+	p0 := j.problem(rates, j.Alpha, 0)
+	theta0, err := p0.ExpectedRuntime(0)
 	if err != nil {
 		return nil, err
 	}
@@ -225,9 +226,9 @@ func (j Job) Run(ctx context.Context, p Policy) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &Outcome{Policy: p, Theta0: seconds(theta0), Theta: seconds(theta0 * j.DeadlineRatio), OnDemandExpected: od}
+	out := &Outcome{Policy: policy, Theta0: seconds(theta0), Theta: seconds(theta0 * j.DeadlineRatio), OnDemandExpected: od}
 	var pre []int
-	switch p {
+	switch policy {
 	case OnDemand:
 		pre = []int{}
 	case Static:
@@ -244,16 +245,16 @@ func (j Job) Run(ctx context.Context, p Policy) (*Outcome, error) {
 			pre[i] = i
 		}
 	default:
-		return nil, fmt.Errorf("doll: policy %v: %w", p, ErrConfig)
+		return nil, fmt.Errorf("doll: policy %v: %w", policy, ErrConfig)
 	}
 	out.Ns = len(pre)
 	e := harness.Experiment{
-		Name: p.String(), Algorithm: j.Algorithm, Sync: consistency.Spec{Kind: consistency.KGroup, Group: j.K},
+		Name: policy.String(), Algorithm: j.Algorithm, Sync: consistency.Spec{Kind: consistency.KGroup, Group: j.K},
 		Workers: j.Workers, Batch: j.Batch, Cost: j.Cost, Duration: limit, EvalEvery: seconds(theta0 / float64(j.Snapshots)),
 		Seed: j.Seed, Shuffle: true, Arrivals: j.Arrivals, Stop: harness.Stop{MaxIterations: j.Updates},
 		Preempt: &preempt.Config{Alpha: j.Alpha, MeanCycle: j.MeanCycle}, Preemptible: pre,
 	}
-	if p == Adaptive {
+	if policy == Adaptive {
 		ad, err := newAdaptive(&j, rates, meanSpot, out)
 		if err != nil {
 			return nil, err
@@ -265,7 +266,7 @@ func (j Job) Run(ctx context.Context, p Policy) (*Outcome, error) {
 		return nil, err
 	}
 	if int(res.Versions) < j.Updates {
-		return nil, fmt.Errorf("doll: %v run made %d of %d updates within %v: %w", p, res.Versions, j.Updates, limit, ErrConfig)
+		return nil, fmt.Errorf("doll: %v run made %d of %d updates within %v: %w", policy, res.Versions, j.Updates, limit, ErrConfig)
 	}
 	out.Result, out.Runtime, out.Final, out.Preemptions = res, res.Duration, res.Final, res.Preemptions
 	if out.Cost, err = j.bill(res.Instances); err != nil {
@@ -282,7 +283,7 @@ func changes(t *cost.Trace, limit time.Duration) []time.Duration {
 		if pts[i].At >= limit {
 			break
 		}
-		if pts[i].Price != pts[i-1].Price {
+		if pts[i].PerHour != pts[i-1].PerHour {
 			at = append(at, pts[i].At)
 		}
 	}

@@ -304,6 +304,10 @@ type mutations struct {
 	// worker instead of the checkpoint of its last commit, so an EM
 	// worker adds its points to the statistics again.
 	noRestore bool
+	// ownBatch (virtual, K-grouping): a worker computes from where it
+	// thinks its stream stands, not from the batch its release names; a
+	// restored process thinks it is at the beginning.
+	ownBatch bool
 }
 
 // Progress reports how far a run has got.
@@ -320,11 +324,6 @@ func (e *Experiment) validate() error {
 	}
 	if e.Sync.Kind == 0 {
 		return fmt.Errorf("harness: no sync model: %w", ErrConfig)
-	}
-	if e.Sync.Kind == consistency.KGroup {
-		// Until the runtimes feed streamed batches (EvBatchReady), a
-		// K-grouping run would release nobody and report an empty run.
-		return fmt.Errorf("harness: %v needs streamed batches, which the runtimes do not feed yet: %w", e.Sync, ErrConfig)
 	}
 	if e.Name == "" {
 		e.Name = e.Sync.String()

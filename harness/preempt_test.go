@@ -154,6 +154,17 @@ func TestVirtualPreemptAlphaOne(t *testing.T) {
 			t.Fatalf("%s: α = 1 changed the trace", spec)
 		}
 		res[0].Trace, res[1].Trace = nil, nil
+		// With Preempt the result bills each worker's instance: one
+		// available preemptible span over the whole run.
+		for w, sp := range res[1].Instances {
+			if sp != (harness.InstanceSpan{Worker: w, From: 0, To: res[1].Duration, Preemptible: true, Available: true}) {
+				t.Fatalf("%s: instance span %+v", spec, sp)
+			}
+		}
+		if len(res[1].Instances) != 8 {
+			t.Fatalf("%s: %d instance spans for 8 workers", spec, len(res[1].Instances))
+		}
+		res[1].Instances = nil
 		if !reflect.DeepEqual(res[0], res[1]) {
 			t.Fatalf("%s: α = 1 changed the result", spec)
 		}

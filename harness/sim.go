@@ -78,7 +78,8 @@ type simRun struct {
 	active bool
 	owed   time.Duration // pause served before start
 	timer  time.Duration // the local timer it ran (semi-centralized), 0 if none
-	batch  uint64        // the first batch it computes (K-grouping)
+	batch  uint64        // the first batch it was released for (K-grouping)
+	from   uint64        // the first batch it computes: batch, unless a bug
 }
 
 type simQueue []*simEvent
@@ -610,9 +611,16 @@ func (s *sim) start(ev *simEvent) {
 	}
 	r := &s.runs[ev.w]
 	k := sh.points(ev.eff.Budget)
-	if ss := s.streams; ss != nil && sh.n > 0 {
+	from := ev.eff.Batch
+	if ss := s.streams; ss != nil {
 		// K-grouping names the batches: batch j is the points from j·b on.
-		sh.cursor = int(ev.eff.Batch * uint64(ss.b) % uint64(sh.n))
+		if s.e.bugs.ownBatch {
+			from = ss.pos[ev.w] // the deliberate bug: where the process thinks it is
+		}
+		ss.pos[ev.w] = from + uint64(k/ss.b)
+		if sh.n > 0 {
+			sh.cursor = int(from * uint64(ss.b) % uint64(sh.n))
+		}
 	}
 	if s.mig != nil {
 		s.mig.release(ev.w)
@@ -622,7 +630,7 @@ func (s *sim) start(ev *simEvent) {
 	}
 	// A pause owed from an interrupted batch comes first.
 	*r = simRun{gen: r.gen + 1, start: s.now + sh.owed, k: k, pace: s.e.pace(sh),
-		params: ev.params, clock: ev.eff.Clock, ver: ev.eff.Version, batch: ev.eff.Batch, active: true, owed: sh.owed}
+		params: ev.params, clock: ev.eff.Clock, ver: ev.eff.Version, batch: ev.eff.Batch, from: from, active: true, owed: sh.owed}
 	sh.owed = 0
 	if ev.eff.Interval > 0 {
 		// Semi-centralized: the worker's own timer ends the batch.
@@ -687,7 +695,7 @@ func (s *sim) done(ev *simEvent) error {
 	sh.stats.Commits++
 	var seq uint64
 	if s.streams != nil {
-		seq = s.st.coord.rec.SentFrom(s.now, ev.w, r.clock, r.ver, d.Count, r.batch)
+		seq = s.st.coord.rec.SentFrom(s.now, ev.w, r.clock, r.ver, d.Count, r.from)
 	} else {
 		seq = s.st.coord.rec.Sent(s.now, ev.w, r.clock, r.ver, d.Count)
 	}

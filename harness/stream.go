@@ -137,6 +137,7 @@ type streams struct {
 	gen    []uint64        // invalidates a scheduled batch after a preemption
 	batch  []uint64        // index of the next batch to complete
 	used   []uint64        // batches in the commits the coordinator accepted
+	pos    []uint64        // the batch after the last one the worker computed
 	closed []bool          // down: the clock is stopped
 }
 
@@ -152,7 +153,7 @@ func (s *sim) newStreams() (*streams, error) {
 	}
 	ss := &streams{b: e.Batch, rates: rates, st: make([]*arrival.Stream, n), next: make([]time.Duration, n),
 		up: make([]time.Duration, n), since: make([]time.Duration, n), gen: make([]uint64, n),
-		batch: make([]uint64, n), used: make([]uint64, n), closed: make([]bool, n)}
+		batch: make([]uint64, n), used: make([]uint64, n), pos: make([]uint64, n), closed: make([]bool, n)}
 	for w := range n {
 		if ss.st[w], err = arrival.NewStream(e.Arrivals.Dist, rates[w], e.Batch, e.Seed, w); err != nil {
 			return nil, configError("arrivals", err)
@@ -210,6 +211,9 @@ func (s *sim) resumeStream(w consistency.WorkerID) {
 	}
 	ss.closed[w] = false
 	ss.since[w] = s.now
+	if s.e.bugs.ownBatch {
+		ss.pos[w] = 0 // a new process starts at the beginning
+	}
 	s.push(&simEvent{t: s.now + ss.next[w] - ss.up[w], kind: simBatch, w: w, gen: ss.gen[w]})
 }
 
