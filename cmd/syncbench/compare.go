@@ -21,6 +21,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/arrival"
 	"github.com/syncmodels/syncmodels/consistency"
 	"github.com/syncmodels/syncmodels/harness"
 	"github.com/syncmodels/syncmodels/preempt"
@@ -104,6 +105,9 @@ type compareFlags struct {
 	// coordinator listens, its security, whether compare starts the
 	// worker processes itself, and the runs' state.
 	availability  float64
+	preemptible   int
+	arrivals      string
+	arrivalSpec   arrival.Spec
 	cycle         time.Duration
 	preemptStep   time.Duration
 	listen        string
@@ -124,7 +128,7 @@ func (f *compareFlags) register(fs *flag.FlagSet) {
 	f.workloadFlags.register(fs, workloadDefaults{algo: compareDefaults.algo, k: 10, lr: compareDefaults.lr,
 		seed: "data generation, θ0, sharding and which workers straggle"})
 	fs.IntVar(&f.workers, "workers", 16, "workers (one data shard each)")
-	fs.StringVar(&f.syncList, "sync", compareDefaults.syncs, fmt.Sprintf("comma-separated sync models to compare: bsp, bsp:full, ssp:S (S ≥ 0), asp, quorum:F (a fraction 0 < F ≤ 1 of the workers, rounded up), quorum:K (1 ≤ K ≤ -workers), fsp[:INTERVAL][:semi] (INTERVAL > 0, default %v), isp[:V] (MLLess significance filter, V ≥ 0, default %g); or the FSP paper's bspb, bspv (batch tuned by a pilot), fspb (binary-search interval), fspv (linear-fit interval), fspv+semi (with local timers), fspv+asyn (with data migration), fspv+opt (with local timers and data migration); MODEL+replicas runs bsp, ssp, asp or quorum in MLLess's replica design", consistency.DefaultInterval, consistency.DefaultThreshold))
+	fs.StringVar(&f.syncList, "sync", compareDefaults.syncs, fmt.Sprintf("comma-separated sync models to compare: bsp, bsp:full, ssp:S (S ≥ 0), asp, quorum:F (a fraction 0 < F ≤ 1 of the workers, rounded up), quorum:K (1 ≤ K ≤ -workers), fsp[:INTERVAL][:semi] (INTERVAL > 0, default %v), isp[:V] (MLLess significance filter, V ≥ 0, default %g), kgroup:K[:spread] (DOLL's K-grouping of streamed batches, see -arrivals); or the FSP paper's bspb, bspv (batch tuned by a pilot), fspb (binary-search interval), fspv (linear-fit interval), fspv+semi (with local timers), fspv+asyn (with data migration), fspv+opt (with local timers and data migration); MODEL+replicas runs bsp, ssp, asp or quorum in MLLess's replica design", consistency.DefaultInterval, consistency.DefaultThreshold))
 	fs.IntVar(&f.stragglers, "stragglers", 4, "how many workers straggle, drawn from -seed; 0 = none")
 	fs.StringVar(&f.kind, "straggler-kind", "injected", "injected (pause -tau after every -every points) or natural (-slowdown times slower)")
 	fs.DurationVar(&f.tau, "tau", 32*time.Millisecond, "injected straggler pause")
@@ -155,6 +159,8 @@ func (f *compareFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.bandwidth, "bandwidth", 1.25e9, "virtual link bandwidth, bytes per second")
 	fs.BoolVar(&f.shuffle, "shuffle", false, "shard a seeded permutation of the points instead of contiguous blocks")
 	fs.Float64Var(&f.availability, "availability", 1, "availability α of preemptible workers, 0 < α ≤ 1 (1: never preempted): each worker is preempted and restored on a seeded two-state chain (DOLL §V-A; package preempt); with -clock grpc a preemption kills the worker's process")
+	fs.IntVar(&f.preemptible, "preemptible", -1, "with -availability < 1: how many workers run on preemptible instances (workers 0 to N−1; the others run on demand and are never preempted); -1 = all (virtual clock only when not all)")
+	fs.StringVar(&f.arrivals, "arrivals", "", "data streams for kgroup:K runs (DOLL §III-A): each worker receives points as a renewal process, e.g. poisson:125 (points per second per worker), poisson:1-250 (a rate per worker drawn from U(1, 250)), poisson:10,20,… (one rate per worker), gamma:2:125, fixed:125, lognormal:0.5:125; every -batch points make a batch; empty = poisson at 0.5/(-workers × -point-cost) per second, half of what one update at a time absorbs (DOLL's Proposition 1)")
 	fs.DurationVar(&f.cycle, "cycle", time.Second, "mean preemption cycle, available and preempted, with -availability < 1 (DOLL: 1000s)")
 	fs.DurationVar(&f.preemptStep, "preempt-step", 100*time.Millisecond, "how often the availability chain is sampled, with -availability < 1 (DOLL: 2s)")
 	fs.BoolVar(&f.indirect, "indirect", false, "MLLess's indirect communication (virtual clock): updates go through a shared store (PUT, then each worker GETs the others'), control through a signalling channel; replaces -latency and -bandwidth")
@@ -260,6 +266,12 @@ func (f *compareFlags) check() error {
 			return fmt.Errorf("-availability %g -cycle %v -preempt-step %v: %v", f.availability, f.cycle, f.preemptStep, err)
 		}
 	}
+	if f.preemptible < -1 || f.preemptible > f.workers {
+		return fmt.Errorf("-preemptible %d: want -1 (all) or 0 to -workers (%d)", f.preemptible, f.workers)
+	}
+	if f.preemptible >= 0 && f.preemptible < f.workers && f.clockKind != harness.Virtual {
+		return fmt.Errorf("-preemptible %d: only some workers preemptible runs on -clock virtual", f.preemptible)
+	}
 	f.plans = f.plans[:0]
 	for s := range strings.SplitSeq(f.syncList, ",") {
 		s = strings.TrimSpace(s)
@@ -291,6 +303,11 @@ func (f *compareFlags) check() error {
 				alt = "run it with syncbench compare -clock real"
 			}
 			return fmt.Errorf("-sync %s: worker processes cannot run ISP, replicas or tuned presets yet; %s", p.name, alt)
+		}
+		if p.spec.Kind == consistency.KGroup {
+			if err := f.checkKGroup(p); err != nil {
+				return err
+			}
 		}
 		if f.indirect && (p.spec.Kind == consistency.FSP || p.tunedBatch) {
 			return fmt.Errorf("-sync %s: FSP's interrupts and tuners are not modelled over -indirect", p.name)
@@ -337,8 +354,46 @@ func (f *compareFlags) experiment(alg algorithms.Algorithm, spec consistency.Spe
 	if f.availability != 1 {
 		c := f.preemptConfig()
 		e.Preempt = &c
+		if f.preemptible >= 0 && f.preemptible < f.workers {
+			e.Preemptible = make([]int, f.preemptible)
+			for i := range e.Preemptible {
+				e.Preemptible[i] = i
+			}
+		}
+	}
+	if spec.Kind == consistency.KGroup {
+		a := f.arrivalSpec
+		e.Arrivals = &a
 	}
 	return e
+}
+
+// checkKGroup checks the flags a kgroup:K run needs and reads -arrivals.
+func (f *compareFlags) checkKGroup(p plan) error {
+	switch {
+	case f.clockKind != harness.Virtual:
+		return fmt.Errorf("-sync %s: data streams run on -clock virtual for now", p.name)
+	case f.batch == 0:
+		return fmt.Errorf("-sync %s: K-grouping groups batches of -batch points; want -batch ≥ 1, not 0 (a full pass)", p.name)
+	case f.indirect:
+		return fmt.Errorf("-sync %s: K-grouping is not modelled over -indirect", p.name)
+	}
+	text := f.arrivals
+	if text == "" {
+		// Half the rate grouped updates can absorb: DOLL's Proposition 1
+		// wants batches to arrive (N·λ/b per second) slower than one per
+		// batch computation (b·point cost).
+		text = "poisson:" + strconv.FormatFloat(0.5/(float64(f.workers)*f.pointCost.Seconds()), 'g', 6, 64)
+	}
+	a, err := arrival.Parse(text)
+	if err == nil {
+		err = a.Validate(f.workers)
+	}
+	if err != nil {
+		return fmt.Errorf("-arrivals %q: %v", text, strings.TrimPrefix(err.Error(), "arrival: "))
+	}
+	f.arrivalSpec = a
+	return nil
 }
 
 // preemptConfig is the workers' availability chain.
@@ -609,6 +664,14 @@ func (f *compareFlags) ignored(fs *flag.FlagSet, alg algorithms.Algorithm) []str
 	if f.availability == 1 {
 		no("cycle", "without preemptions (-availability < 1)")
 		no("preempt-step", "without preemptions (-availability < 1)")
+		no("preemptible", "without preemptions (-availability < 1)")
+	}
+	kgroup := false
+	for _, p := range f.plans {
+		kgroup = kgroup || p.spec.Kind == consistency.KGroup
+	}
+	if !kgroup {
+		no("arrivals", "without a kgroup:K run (data streams feed K-grouping only)")
 	}
 	if f.clockKind == harness.Real {
 		for _, fl := range []string{"point-cost", "latency", "bandwidth"} {

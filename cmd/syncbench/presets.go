@@ -61,7 +61,7 @@ var presetNames = []string{"bspb", "bspv", "fspb", "fspv", "fspv+semi", "fspv+as
 
 // syncForms lists what a -sync entry may be, for its errors.
 func syncForms(workers int) string {
-	return fmt.Sprintf("the models are bsp, bsp:full, ssp:S (S ≥ 0), asp, quorum:F (0 < F ≤ 1), quorum:K (1 ≤ K ≤ %d workers), fsp[:INTERVAL][:semi] (INTERVAL > 0), isp[:V] (V ≥ 0), MODEL+replicas, and the FSP paper's %s",
+	return fmt.Sprintf("the models are bsp, bsp:full, ssp:S (S ≥ 0), asp, quorum:F (0 < F ≤ 1), quorum:K (1 ≤ K ≤ %d workers), fsp[:INTERVAL][:semi] (INTERVAL > 0), isp[:V] (V ≥ 0), kgroup:K[:spread] (K ≥ 1), MODEL+replicas, and the FSP paper's %s",
 		workers, strings.Join(presetNames, ", "))
 }
 

@@ -26,6 +26,15 @@ func (c *comparison) writeTable(w io.Writer) error {
 		fmt.Fprintf(&b, "indirect communication: a store (RTT %v, %s/s shared) and a signalling channel (%v); bytes sent include the store's\n",
 			f.storeRTT, formatBytes(int64(f.storeBW)), f.signal)
 	}
+	for _, p := range f.plans {
+		if p.spec.Kind == consistency.KGroup {
+			fmt.Fprintf(&b, "kgroup runs: data streams %v per worker, a batch every %d points (DOLL §III-A); the other runs read their shards\n", f.arrivalSpec, f.batch)
+			break
+		}
+	}
+	if f.availability != 1 && f.preemptible >= 0 && f.preemptible < f.workers {
+		fmt.Fprintf(&b, "preemptible instances: workers 0 to %d (α = %g); the other %d run on demand\n", f.preemptible-1, f.availability, f.workers-f.preemptible)
+	}
 	if f.replicas {
 		fmt.Fprintf(&b, "replica design (MLLess): every worker keeps a replica and its own optimizer; the coordinator adds their parameter changes\n")
 	}
@@ -152,6 +161,11 @@ type scenarioJSON struct {
 	// MLLess's replica design (a single run says so by its "+replicas"
 	// name).
 	Replicas bool `json:"replicas,omitempty"`
+	// Arrivals is the data streams of kgroup:K runs (-arrivals, or its
+	// default), and Preemptible how many workers run on preemptible
+	// instances when not all do.
+	Arrivals    string `json:"arrivals,omitempty"`
+	Preemptible *int   `json:"preemptible,omitempty"`
 }
 
 type runJSON struct {
@@ -193,6 +207,19 @@ type runJSON struct {
 	// Intervals are the barrier intervals an interval tuner chose (fspb,
 	// fspv and their variants), absent otherwise.
 	Intervals []intervalJSON `json:"intervals,omitempty"`
+	// Stream (kgroup:K) counts the batches the workers announced, those
+	// the applied updates used and those still queued at the end.
+	Stream *streamJSON `json:"stream,omitempty"`
+}
+
+// streamJSON is a kgroup:K run's data streams, summed over workers:
+// points that arrived, batches announced, batches used by the applied
+// deltas, and batches queued unused at the end.
+type streamJSON struct {
+	Arrived int64 `json:"arrived_points"`
+	Batches int   `json:"batches"`
+	Used    int   `json:"batches_used"`
+	Queued  int   `json:"batches_queued"`
 }
 
 // intervalJSON is a harness.IntervalPoint: from t_s on, the barrier
@@ -277,6 +304,15 @@ func (c *comparison) json() compareJSON {
 			LatencyS: f.latency.Seconds(), Bandwidth: f.bandwidth, Replicas: f.replicas,
 		},
 	}
+	for _, p := range f.plans {
+		if p.spec.Kind == consistency.KGroup {
+			out.Scenario.Arrivals = f.arrivalSpec.String()
+		}
+	}
+	if f.availability != 1 && f.preemptible >= 0 && f.preemptible < f.workers {
+		n := f.preemptible
+		out.Scenario.Preemptible = &n
+	}
 	if f.indirect {
 		out.Scenario.Indirect = &indirectJSON{RTTS: f.storeRTT.Seconds(), Bandwidth: f.storeBW, SignalS: f.signal.Seconds()}
 	}
@@ -319,6 +355,16 @@ func (c *comparison) json() compareJSON {
 		}
 		for _, p := range r.Intervals {
 			rj.Intervals = append(rj.Intervals, intervalJSON{TS: p.T.Seconds(), IntervalS: max(p.Interval, 0).Seconds(), Probe: p.Probe})
+		}
+		if r.Sync.Kind == consistency.KGroup {
+			st := &streamJSON{}
+			for _, w := range r.Workers {
+				st.Arrived += w.Arrived
+				st.Batches += w.Batches
+				st.Queued += w.Queued
+			}
+			st.Used = st.Batches - st.Queued
+			rj.Stream = st
 		}
 		for _, p := range r.Curve {
 			rj.Curve = append(rj.Curve, pointJSON{TS: p.T.Seconds(), Objective: number(p.Objective), Version: uint64(p.Version), Points: p.Points})
