@@ -49,6 +49,12 @@
 //     spot-price traces (DOLL).
 //   - preempt: DOLL's availability chain for preemptible workers (§III-B4,
 //     §V-A): seeded preemption schedules and an online estimate of α.
+//   - arrival: DOLL's per-worker data streams (§III-A): renewal arrivals
+//     and an online rate estimate.
+//   - provision: DOLL's provisioning optimizer (§IV-B, §V-C): N_s,
+//     expected runtime and cost, Corollary 2's bound, the adaptive method.
+//   - doll: DOLL jobs end to end (§V): streams, K-grouping, preemptible
+//     workers, static or adaptive provisioning, billed.
 //
 // Workloads and running them:
 //
