@@ -20,6 +20,14 @@
 //     the coordinator's timer or a worker that completed a full pass
 //     initiates the barrier (Signal), workers notice between data points
 //     (Signalled), commit and Wait as in Cyclic.
+//   - Grouper: DOLL's bulk-processing queue of streamed batches (§III-A,
+//     Algorithms 3–4; §III-B2). Workers announce batches (Ready); the
+//     parameter server's loop blocks in Next until K batches are queued
+//     across the available workers and takes them as one group, in
+//     announcement order or spread across workers. A preempted worker
+//     keeps its queued batches (Leave, Join) and can give back batches it
+//     did not compute (Return) for the group to be completed from the
+//     others (Take).
 //
 // Cyclic, Quorum and Flexible implement one interface, Barrier, so a
 // training loop written against it runs under any of the three. A barrier
@@ -30,15 +38,16 @@
 // the members that were late. ClockTable.TickWait is SSP's step in one
 // call: commit clock c+1, then wait until every clock is at least c+1 − s.
 //
-// Membership is dynamic in all four, for elastic and preemptible fleets
+// Membership is dynamic in all five, for elastic and preemptible fleets
 // (MLLess scale-in, DOLL preemption). In Cyclic, Quorum and Flexible a worker that
 // joins while a round is in progress takes part from the next round, so it
 // never holds up a round it was not part of; a worker that leaves is no
 // longer awaited, and if it was the last one awaited the round releases. In
 // ClockTable a joiner starts at the current minimum clock, so it never
 // blocks a worker that was allowed to run, and a leaver no longer holds the
-// minimum back. A Wait whose worker leaves returns an error wrapping
-// ErrLeft.
+// minimum back. In Grouper a worker that leaves keeps its queued batches,
+// which do not count towards a group until it rejoins. A Wait whose worker
+// leaves returns an error wrapping ErrLeft.
 //
 // # Contexts and errors
 //

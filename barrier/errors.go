@@ -28,6 +28,9 @@ var (
 	ErrLeft = errors.New("barrier: worker left")
 	// ErrBusy: Wait for a worker that already has a Wait in progress.
 	ErrBusy = errors.New("barrier: worker already waiting")
+	// ErrNotTaken: Grouper.Return of batches that are not the worker's
+	// batches handed out last.
+	ErrNotTaken = errors.New("barrier: batches not handed out last")
 	// ErrConfig: a constructor argument is invalid (a worker listed twice,
 	// a negative staleness, a quorum threshold out of range). Always
 	// wrapped in an *InputError that names the argument.
@@ -73,7 +76,7 @@ func checkWorkers(op string, workers []WorkerID) error {
 type WorkerError struct {
 	Op     string   // the method, e.g. "Cyclic.Wait"
 	Worker WorkerID // the worker the call named
-	Err    error    // ErrUnknownWorker, ErrAlreadyMember, ErrBusy or ErrLeft
+	Err    error    // ErrUnknownWorker, ErrAlreadyMember, ErrBusy, ErrLeft or ErrNotTaken
 }
 
 func (e *WorkerError) Error() string {

@@ -263,3 +263,42 @@ func ExampleClockTable_TickWait() {
 	// Output:
 	// min clock 5 ran more than s ahead: false
 }
+
+// DOLL's update loop over streamed batches: the parameter server takes
+// groups of K = 4 batches as they become queued across the workers, and
+// completes a group from the others when a holder is preempted. (A real
+// loop calls Next from its own goroutine while the streams call Ready;
+// Next blocks until K batches are queued.)
+func ExampleGrouper() {
+	g, err := barrier.NewGrouper(4, true, 0, 1, 2)
+	if err != nil {
+		panic(err)
+	}
+	// Streams: worker 0 is fast, workers 1 and 2 slow.
+	for _, w := range []barrier.WorkerID{0, 0, 0, 1, 0, 2, 0, 0} {
+		if _, err := g.Ready(w); err != nil {
+			panic(err)
+		}
+	}
+	ctx := context.Background()
+	group, _ := g.Next(ctx) // spread: one batch of each worker first
+	fmt.Println("group 1:", group)
+
+	// Worker 1 is preempted before computing its batch: the batch goes
+	// back to its queue and another is taken in its place.
+	_ = g.Leave(1)
+	_ = g.Return(group[1])
+	more, _ := g.Take(ctx, 1)
+	fmt.Println("in place of", group[1], "→", more)
+
+	// Away, it keeps its batch, which counts again once it is back.
+	fmt.Println("worker 1 away with", g.Queued(1), "batch queued")
+	_ = g.Join(1)
+	group, _ = g.Next(ctx)
+	fmt.Println("group 2:", group)
+	// Output:
+	// group 1: [w0:0..1 w1:0 w2:0]
+	// in place of w1:0 → [w0:2]
+	// worker 1 away with 1 batch queued
+	// group 2: [w0:3..5 w1:0]
+}
