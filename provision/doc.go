@@ -23,6 +23,8 @@
 //   - Problem.Corollary2Bound is Eq. 19.
 //   - Problem.Preemptible names the workers to put on preemptible
 //     instances: the slowest, as Eq. 20 assigns them.
+//   - UniformRates stands for rates drawn from U(lo, hi) (§V-B) by their
+//     expected order statistics, to plan before the rates are known.
 //   - Adaptive is §V-C's adaptive method: start at N_s = N_tot and, at every
 //     spot price change, re-optimise from running estimates of the rates
 //     and α (an Estimate).
