@@ -19,6 +19,7 @@ var commands = []struct{ name, summary string }{
 	{"coordinator", "run compare's sync models with the workers in other processes or hosts, over gRPC (TLS and a token)"},
 	{"worker", "one worker process of a coordinator's job: it fetches the job, loads its own shard and trains"},
 	{"tls", "create a job's CA, its coordinator and worker certificates and its token, for coordinator and worker"},
+	{"provision", "plan a DOLL job on preemptible instances: how many of N_tot workers to rent as spot instances to meet a deadline at the lowest expected cost"},
 	{"reproduce", "rerun a paper's evaluation into a Markdown report: reproduce fsp, reproduce mlless"},
 	{"help", "print this message"},
 }
@@ -81,6 +82,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return worker(args, stdout, stderr)
 	case "tls":
 		return tlsCmd(args, stdout, stderr)
+	case "provision":
+		return provisionCmd(args, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "syncbench: unknown command %q (want %s); run 'syncbench -h' for help\n", cmd, commandNames())
 		return 2

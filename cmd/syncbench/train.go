@@ -172,8 +172,9 @@ func oneLine(err error) string {
 // commandSummaries are the lines `syncbench CMD -h` prints above the
 // flags, by flag set name.
 var commandSummaries = map[string]string{
-	"syncbench compare": "Runs several sync models on one workload (the same data, shards, θ0 and\nstragglers) and prints a table: time to target, final objective,\niterations, server versions, wait share, bytes sent. docs/compare.md\nexplains the flags and the columns.",
-	"syncbench train":   "Trains one algorithm in one process under bulk-synchronous iterations\nand prints one line per iteration (-json: a summary).",
+	"syncbench compare":   "Runs several sync models on one workload (the same data, shards, θ0 and\nstragglers) and prints a table: time to target, final objective,\niterations, server versions, wait share, bytes sent. docs/compare.md\nexplains the flags and the columns.",
+	"syncbench provision": "Plans a DOLL job before renting machines: how many of N_tot workers to put on\npreemptible (spot) instances so that the expected runtime meets the deadline\nat the lowest expected cost (DOLL §IV-B: Eqs. 15-22, Theorems 4 and 5,\nCorollary 2). docs/provision.md explains the model and the output.",
+	"syncbench train":     "Trains one algorithm in one process under bulk-synchronous iterations\nand prints one line per iteration (-json: a summary).",
 }
 
 // parseFlags parses args into fs and runs check. ok is false when the
