@@ -183,7 +183,11 @@ func (p *Problem) throughput(sorted []float64, ns int) float64 {
 
 // runtime is Eq. 15 / Eq. 21; +Inf when no data ever arrives.
 func (p *Problem) runtime(sorted []float64, ns int) float64 {
-	tp := p.throughput(sorted, ns)
+	return p.runtimeAt(p.throughput(sorted, ns))
+}
+
+// runtimeAt is Eq. 15 / Eq. 21 at throughput tp.
+func (p *Problem) runtimeAt(tp float64) float64 {
 	if tp <= 0 {
 		return math.Inf(1)
 	}
@@ -193,7 +197,12 @@ func (p *Problem) runtime(sorted []float64, ns int) float64 {
 // cost is Eq. 16 / Eq. 22 in dollars: the runtime times the effective
 // total price per unit time (N_tot − N_s)·π_o + α·N_s·π_s.
 func (p *Problem) cost(sorted []float64, ns int) float64 {
-	rt := p.runtime(sorted, ns)
+	return p.costAt(p.throughput(sorted, ns), ns)
+}
+
+// costAt is Eq. 16 / Eq. 22 at throughput tp with ns preemptible instances.
+func (p *Problem) costAt(tp float64, ns int) float64 {
+	rt := p.runtimeAt(tp)
 	if math.IsInf(rt, 1) {
 		return math.Inf(1)
 	}
@@ -337,13 +346,23 @@ func (p *Problem) theorem4(theta float64) int {
 }
 
 // theorem5 is Theorem 5's scan with Lemma 2's cut-off, for a feasible θ.
+// It keeps throughput's two sums as it goes, a suffix sum of the on-demand
+// workers' rates (0 at N_s = N_tot, as throughput's is) and a running sum
+// of the preemptible ones, so the scan is O(N_tot), not O(N_tot²).
 func (p *Problem) theorem5(sorted []float64, theta float64) int {
+	od := make([]float64, len(sorted)+1) // od[ns] = Σ_{n > ns} λ_{A,n}
+	for i := len(sorted) - 1; i >= 0; i-- {
+		od[i] = od[i+1] + sorted[i]
+	}
+	var spot float64
 	best, bestCost := 0, p.cost(sorted, 0)
 	for ns := 1; ns <= p.Ntot; ns++ {
-		if !p.meets(sorted, ns, theta) { // Lemma 2, Eq. 23, rearranged
+		spot += sorted[ns-1]
+		tp := od[ns] + p.Alpha*spot
+		if !(p.runtimeAt(tp) <= theta*(1+tol)) { // Lemma 2, Eq. 23, rearranged
 			break
 		}
-		c := p.cost(sorted, ns)
+		c := p.costAt(tp, ns)
 		if c > bestCost*(1+tol) { // the cost began increasing
 			break
 		}

@@ -15,10 +15,10 @@ import (
 	"github.com/syncmodels/syncmodels/provision"
 )
 
-// maxProvisionWorkers bounds -ntot: the heterogeneous scan and the list of
-// preemptible workers are O(N_tot), and a million instances is past any
-// rental this planner is for.
-const maxProvisionWorkers = 1_000_000
+// maxProvisionWorkers bounds -ntot: the plan takes O(N_tot log N_tot) with
+// one rate per worker (sorting the rates), and a hundred thousand instances
+// is past any rental this planner is for.
+const maxProvisionWorkers = 100_000
 
 // provisionFlags are the flags of `syncbench provision`. The defaults are
 // the DOLL paper's §V-A setting: N_tot = 64, J = 10000, K = 20, b = 256,
