@@ -5,6 +5,7 @@
 //
 //	syncbench [compare] [flags]   run several sync models on one workload and compare them
 //	syncbench train [flags]       train one algorithm in one process
+//	syncbench provision [flags]   plan a DOLL job: how many workers on preemptible instances (docs/provision.md)
 //	syncbench reproduce PAPER     rerun a paper's evaluation (fsp, mlless) into docs/reproduce/PAPER.md
 //	syncbench help
 //
