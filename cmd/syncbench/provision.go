@@ -37,8 +37,8 @@ type provisionFlags struct {
 	// Parsed by check.
 	rate  float64   // one rate (λ_A), or 0
 	rates []float64 // one rate per worker (λ_{A,n}), or nil
-	// uniform: rates are U(lo,hi)'s expected order statistics.
-	uniform bool
+	// uniform is "U(lo, hi)" when rates are its expected order statistics.
+	uniform string
 	theta   float64 // -deadline in seconds, or 0 when -deadline-ratio sets θ
 }
 
@@ -47,7 +47,7 @@ func (f *provisionFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.updates, "updates", 10000, "J, the number of model updates the job needs")
 	fs.IntVar(&f.k, "k", 20, "K, batches aggregated per update (K-grouping)")
 	fs.IntVar(&f.batch, "batch", 256, "b, data points per batch")
-	fs.StringVar(&f.lambda, "lambda", "125", "data arrival rate in points per second: one rate for every worker (125), N_tot rates separated by commas (one per worker), or U(lo,hi) (also lo:hi) for rates drawn from a uniform distribution, planned on its expected order statistics")
+	fs.StringVar(&f.lambda, "lambda", "125", "data arrival rate in points per second: one rate for every worker (125), N_tot rates separated by commas (one per worker, in order), or U(lo,hi) (also lo-hi, as in compare's -arrivals) for rates from a uniform distribution, planned on its expected order statistics")
 	fs.Float64Var(&f.alpha, "alpha", 0.9, "α in [0, 1], the fraction of time a preemptible instance is available")
 	fs.StringVar(&f.deadline, "deadline", "", "θ, the deadline on the expected runtime: a duration (1h52m) or seconds (6720); instead of -deadline-ratio")
 	fs.Float64Var(&f.ratio, "deadline-ratio", 1.05, "θ/θ0, the deadline as a multiple of θ0, the expected runtime with every worker on demand; instead of -deadline")
@@ -112,60 +112,75 @@ func parseSeconds(s string) (float64, error) {
 	return v, nil
 }
 
-// parseRates reads -lambda: one rate, ntot comma-separated rates, or
-// U(lo,hi) / lo:hi, which stands for ntot draws from U(lo, hi) by their
-// expected order statistics (provision.UniformRates).
-func parseRates(s string, ntot int) (rate float64, rates []float64, uniform bool, err error) {
-	const want = "want one rate (125), -ntot rates separated by commas, or U(lo,hi)"
+// parseRates reads -lambda in the forms of compare's -arrivals rates (one
+// rate, a comma-separated list, where "10," is a list of one, or a range
+// lo-hi) or as U(lo,hi). A list must have ntot rates. A range stands for
+// ntot draws from U(lo, hi) by their expected order statistics
+// (provision.UniformRates) and wants 0 < lo ≤ hi, as -arrivals does.
+func parseRates(s string, ntot int) (rate float64, rates []float64, uniform string, err error) {
+	const want = "want one rate (125), -ntot rates separated by commas, or a range U(lo,hi) or lo-hi"
 	t := strings.TrimSpace(s)
-	inner, ok := strings.CutPrefix(t, "U(")
-	if !ok {
-		inner, ok = strings.CutPrefix(t, "u(")
-	}
-	if ok || strings.Contains(t, ":") {
-		sep := ":"
-		if ok {
-			var closed bool
-			if inner, closed = strings.CutSuffix(inner, ")"); !closed {
-				return 0, nil, false, fmt.Errorf("-lambda %q: no closing parenthesis; %s", s, want)
-			}
-			t, sep = inner, ","
+	var lo, hi string
+	if inner, ok := strings.CutPrefix(strings.ToUpper(t), "U("); ok {
+		inner, closed := strings.CutSuffix(inner, ")")
+		var two bool
+		if lo, hi, two = strings.Cut(inner, ","); !closed || !two {
+			return 0, nil, "", fmt.Errorf("-lambda %q: not U(lo,hi); %s", s, want)
 		}
-		lo, hi, two := strings.Cut(t, sep)
+	} else if i := rangeDash(t); i > 0 && !strings.Contains(t, ",") {
+		lo, hi = t[:i], t[i+1:]
+	}
+	if lo != "" || hi != "" {
 		a, err1 := strconv.ParseFloat(strings.TrimSpace(lo), 64)
 		b, err2 := strconv.ParseFloat(strings.TrimSpace(hi), 64)
-		if !two || err1 != nil || err2 != nil {
-			return 0, nil, false, fmt.Errorf("-lambda %q: not two numbers lo%shi; %s", s, sep, want)
+		if err1 != nil || err2 != nil {
+			return 0, nil, "", fmt.Errorf("-lambda %q: the bounds are not two numbers; %s", s, want)
+		}
+		if !(a > 0) || !(b >= a) || math.IsInf(b, 0) {
+			return 0, nil, "", fmt.Errorf("-lambda %q: want bounds 0 < lo ≤ hi, finite (points per second)", s)
 		}
 		u, err := provision.UniformRates(ntot, a, b)
-		if err != nil {
-			return 0, nil, false, fmt.Errorf("-lambda %q: want 0 ≤ lo ≤ hi, hi > 0, both finite (points per second)", s)
-		}
-		return 0, u, true, nil
+		return 0, u, fmt.Sprintf("U(%v, %v)", a, b), err
 	}
 	parts := strings.Split(t, ",")
+	list := len(parts) > 1
+	if list && strings.TrimSpace(parts[len(parts)-1]) == "" {
+		parts = parts[:len(parts)-1] // "10," is a list of one, as in -arrivals
+	}
 	rates = make([]float64, len(parts))
 	for i, p := range parts {
 		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
 		switch {
 		case strings.TrimSpace(p) == "":
-			return 0, nil, false, fmt.Errorf("-lambda %q: empty rate %d (a stray comma?); %s", s, i+1, want)
+			return 0, nil, "", fmt.Errorf("-lambda %q: empty rate %d (a stray comma?); %s", s, i+1, want)
 		case err != nil:
-			return 0, nil, false, fmt.Errorf("-lambda %q: %q is not a number; %s", s, p, want)
-		case (!(v > 0) || math.IsInf(v, 0)) && len(parts) == 1:
-			return 0, nil, false, fmt.Errorf("-lambda %s: want a finite rate > 0 (points per second)", s)
+			return 0, nil, "", fmt.Errorf("-lambda %q: %q is not a number; %s", s, p, want)
+		case (!(v > 0) || math.IsInf(v, 0)) && !list:
+			return 0, nil, "", fmt.Errorf("-lambda %s: want a finite rate > 0 (points per second)", s)
 		case !(v > 0) || math.IsInf(v, 0):
-			return 0, nil, false, fmt.Errorf("-lambda %q: rate %d is %v; want finite rates > 0 (points per second)", s, i+1, v)
+			return 0, nil, "", fmt.Errorf("-lambda %q: rate %d is %v; want finite rates > 0 (points per second)", s, i+1, v)
 		}
 		rates[i] = v
 	}
-	if len(rates) == 1 {
-		return rates[0], nil, false, nil
+	if !list {
+		return rates[0], nil, "", nil
 	}
 	if len(rates) != ntot {
-		return 0, nil, false, fmt.Errorf("-lambda: %d rates for -ntot %d workers; want one rate or %d, one per worker", len(rates), ntot, ntot)
+		return 0, nil, "", fmt.Errorf("-lambda: %d rates for -ntot %d workers; want one rate or %d, one per worker", len(rates), ntot, ntot)
 	}
-	return 0, rates, false, nil
+	return 0, rates, "", nil
+}
+
+// rangeDash is the index of the '-' between a range's bounds in lo-hi, or
+// -1: the first '-' after index 0 that does not follow an exponent's 'e'
+// (the rule of compare's -arrivals).
+func rangeDash(s string) int {
+	for i := 1; i < len(s); i++ {
+		if s[i] == '-' && s[i-1] != 'e' && s[i-1] != 'E' {
+			return i
+		}
+	}
+	return -1
 }
 
 // problem is the provisioning question the flags ask.
@@ -212,7 +227,7 @@ type provisionPlan struct {
 	CostRatio       float64  `json:"cost_ratio"`         // expected_cost / ondemand_cost
 	Corollary2Bound *float64 `json:"corollary2_bound"`   // Eq. 19; null with one rate per worker
 
-	uniform      bool   // Lambdas stand for U(lo, hi) draws
+	uniform      string // "U(lo, hi)" when Lambdas stand for its draws
 	deadlineFlag string // the flag that set θ
 }
 
@@ -336,8 +351,8 @@ func (pl *provisionPlan) writeText(w io.Writer) error {
 		}
 		lo, hi := slices.Min(pl.Lambdas), slices.Max(pl.Lambdas)
 		rates = fmt.Sprintf("one λ per worker, %.6g to %.6g points/s, Σλ = %.6g", lo, hi, sum)
-		if pl.uniform {
-			rates = fmt.Sprintf("λ ~ %s per worker, planned on its expected order statistics, %.6g to %.6g points/s, Σλ = %.6g", pl.LambdaSpec, lo, hi, sum)
+		if pl.uniform != "" {
+			rates = fmt.Sprintf("λ ~ %s per worker, planned on its expected order statistics, %.6g to %.6g points/s, Σλ = %.6g", pl.uniform, lo, hi, sum)
 		}
 		theta0Src, rtSrc, costSrc, planSrc = "J·K·b/Σλ (Eq. 21 at N_s = 0)", "Eq. 21", "Eq. 22", "Theorem 5's scan, Lemma 2 (Eq. 23)"
 	}

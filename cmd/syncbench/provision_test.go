@@ -129,14 +129,23 @@ func TestProvisionHandWorked(t *testing.T) {
 		ns: 2, pre: []int{1, 3}, theta: 24, t0: 20, rt: 2000.0 / 85,
 		cost: 2000 * 0.730 / 85 / 3600, od: 2000 * 1.144 / 100 / 3600, bound: math.NaN(),
 	}, {
-		// U(0,50) for N_tot = 4 workers stands for the expected order
-		// statistics 50·i/5 = 10, 20, 30, 40 (worker i has the i-th smallest),
-		// the same rates as the list above in another order: the same plan,
-		// with workers 0, 1 preemptible.
-		name: "U(0,50)", args: []string{"-ntot", "4", "-updates", "100", "-k", "2", "-batch", "10",
-			"-lambda", "U(0,50)", "-alpha", "0.5", "-deadline-ratio", "1.2"},
-		ns: 2, pre: []int{0, 1}, theta: 24, t0: 20, rt: 2000.0 / 85,
-		cost: 2000 * 0.730 / 85 / 3600, od: 2000 * 1.144 / 100 / 3600, bound: math.NaN(),
+		// U(5,45) for N_tot = 4 workers stands for the expected order
+		// statistics 5 + 40·i/5 = 13, 21, 29, 37 (worker i has the i-th
+		// smallest): Σλ = 100 again, θ0 = 20 s, θ = 24 s, α = 0.5.
+		// Lemma 2 (Eq. 23): 0.5·Σ_{n≤N_s} λ_n ≤ 16.67, and 0.5·(13 + 21) = 17 breaks it:
+		//   N_s ≤ 1 (Eq. 21 at N_s = 2: 2000/83 = 24.10 s > 24 s).
+		// Eq. 22: N_s = 0, 1 → 2000·{1.144/100, 0.937/93.5}/3600 = $0.0063556, $0.0055668,
+		//   so N_s* = 1 (worker 0); Eq. 21: 2000/93.5 = 21.39 s; ratio (0.937/93.5)/(1.144/100) = 0.87600.
+		name: "U(5,45)", args: []string{"-ntot", "4", "-updates", "100", "-k", "2", "-batch", "10",
+			"-lambda", "U(5,45)", "-alpha", "0.5", "-deadline-ratio", "1.2"},
+		ns: 1, pre: []int{0}, theta: 24, t0: 20, rt: 2000.0 / 93.5,
+		cost: 2000 * 0.937 / 93.5 / 3600, od: 2000 * 1.144 / 100 / 3600, bound: math.NaN(),
+	}, {
+		// The same as a range lo-hi, compare's -arrivals form: 5-45.
+		name: "5-45", args: []string{"-ntot", "4", "-updates", "100", "-k", "2", "-batch", "10",
+			"-lambda", "5-45", "-alpha", "0.5", "-deadline-ratio", "1.2"},
+		ns: 1, pre: []int{0}, theta: 24, t0: 20, rt: 2000.0 / 93.5,
+		cost: 2000 * 0.937 / 93.5 / 3600, od: 2000 * 1.144 / 100 / 3600, bound: math.NaN(),
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -249,7 +258,7 @@ func TestProvisionText(t *testing.T) {
 		// 4.83077 to 246.169, Σ = 64·251/2 = 8032.
 		args: []string{"provision", "-lambda", "U(1,250)"},
 		lines: map[string][]string{
-			"":            {"λ ~ U(1,250) per worker, planned on its expected order statistics, 4.83077 to 246.169 points/s, Σλ = 8032"},
+			"":            {"λ ~ U(1, 250) per worker, planned on its expected order statistics, 4.83077 to 246.169 points/s, Σλ = 8032"},
 			"preemptible": {"slowest)", "Eq. 20"},
 		},
 	}} {
@@ -297,10 +306,15 @@ func TestProvisionBadInput(t *testing.T) {
 		{[]string{"-ntot", "3", "-lambda", "1,-2,2"}, []string{`-lambda "1,-2,2"`, "rate 2 is -2"}},
 		{[]string{"-lambda", "1,2,3"}, []string{"-lambda", "3 rates for -ntot 64", "want one rate or 64"}},
 		{[]string{"-ntot", "3", "-lambda", "1,,2"}, []string{`-lambda "1,,2"`, "stray comma"}},
-		{[]string{"-lambda", "U(1,250"}, []string{`-lambda "U(1,250"`, "closing parenthesis"}},
-		{[]string{"-lambda", "U(250,1)"}, []string{`-lambda "U(250,1)"`, "lo ≤ hi"}},
-		{[]string{"-lambda", "U(-1,5)"}, []string{`-lambda "U(-1,5)"`}},
-		{[]string{"-lambda", "1:x"}, []string{`-lambda "1:x"`, "lo:hi"}},
+		{[]string{"-lambda", "U(1,250"}, []string{`-lambda "U(1,250"`, "not U(lo,hi)"}},
+		{[]string{"-lambda", "U(1;250)"}, []string{`-lambda "U(1;250)"`, "not U(lo,hi)"}},
+		{[]string{"-lambda", "U(250,1)"}, []string{`-lambda "U(250,1)"`, "0 < lo ≤ hi"}},
+		{[]string{"-lambda", "U(0,5)"}, []string{`-lambda "U(0,5)"`, "0 < lo ≤ hi"}},
+		{[]string{"-lambda", "U(-1,5)"}, []string{`-lambda "U(-1,5)"`, "0 < lo ≤ hi"}},
+		{[]string{"-lambda", "250-1"}, []string{`-lambda "250-1"`, "0 < lo ≤ hi"}},
+		{[]string{"-lambda", "1-x"}, []string{`-lambda "1-x"`, "not two numbers"}},
+		{[]string{"-lambda", "1-Inf"}, []string{`-lambda "1-Inf"`, "finite"}},
+		{[]string{"-ntot", "4", "-lambda", "1,2,3,"}, []string{"-lambda", "3 rates for -ntot 4"}},
 		{[]string{"-price-spot", "-0.1"}, []string{"-price-spot -0.1", "≥ 0"}},
 		{[]string{"-price-spot", "NaN"}, []string{"-price-spot NaN"}},
 		{[]string{"-price-ondemand", "-1"}, []string{"-price-ondemand -1", "> 0"}},

@@ -58,4 +58,4 @@ if __name__ == "__main__":
         print(f"α={alpha} θ/θ0={ratio}:", homogeneous(64, 10000, 20, 256, 125, alpha, ratio))
     print("θ = θ0:", homogeneous(64, 10000, 20, 256, 125, 0.9, 1.0))
     print("list 40,10,30,20:", heterogeneous(100, 2, 10, [40, 10, 30, 20], 0.5, 1.2))
-    print("U(0,50), N_tot=4:", heterogeneous(100, 2, 10, [50 * i / 5 for i in range(1, 5)], 0.5, 1.2))
+    print("U(5,45), N_tot=4:", heterogeneous(100, 2, 10, [5 + 40 * i / 5 for i in range(1, 5)], 0.5, 1.2))
