@@ -41,12 +41,15 @@
 //
 //	kind       direction       payload
 //	Release    coord → worker  Version, Clock, Budget, Params (full, or none),
-//	                           Timer (semi-centralized FSP's local timer, or 0)
-//	Commit     worker → coord  Version, Clock, Points, Delta (or none)
+//	                           Timer (semi-centralized FSP's local timer, or 0),
+//	                           Batch (K-grouping: the first batch to compute)
+//	Commit     worker → coord  Version, Clock, Points, Delta (or none),
+//	                           Batch (the release's first batch, echoed)
 //	Ack        either          Seq of the message acknowledged
 //	Join       worker → coord  Incarnation, Seq of the last commit sent
 //	           coord → worker  the join accepted: Seq of the last commit
-//	                           accepted from the worker
+//	                           accepted from the worker, Batch the number of
+//	                           its streamed batches announced
 //	Leave      worker → coord  Delta still held (a filter's Flush), Reason;
 //	                           after a Stop, Seq of the last commit sent
 //	Interrupt  coord → worker  commit what was processed so far (FSP)
@@ -56,9 +59,13 @@
 //	Reject     either          Seq of the message refused, Reason; to a
 //	                           worker, Incarnation to rejoin as (0: none)
 //	Progress   worker → coord  Points processed since the Release
+//	Batch      worker → coord  Batch: the streamed batch now complete
+//	           coord → worker  Batch: the number of the worker's batches
+//	                           announced (a cumulative acknowledgement)
 //
 // Only Release carries Params (the layout's length, or none: the worker
-// keeps its parameters) and a Timer, and only Commit and Leave carry a Delta; Reason is
+// keeps its parameters) and a Timer, only Commit and Leave carry a Delta,
+// and only Release, Commit, Batch and Join a Batch number; Reason is
 // allowed on any kind. Directions are the protocol's convention, not
 // checked. Message.AppendBinary documents the format byte by byte;
 // Unmarshal validates every byte of it against the layout the receiver
@@ -91,7 +98,14 @@
 //     updates (MLLess §4.2) are not lost. Release's Timer (format version
 //     2) carries semi-centralized FSP's per-worker local timer η ± δ_i
 //     (FSP paper §5.2); it travels behind a flag, so messages without one
-//     are as long as in version 1.
+//     are as long as in version 1. The Batch kind and field (format
+//     version 3) carry DOLL's streamed batches (§III-A, Algorithms 1 to
+//     4): a worker's batch indicators, the coordinator's cumulative
+//     acknowledgements of them and the count a rejoining worker resumes
+//     its stream from, and the batches a release names and its commit
+//     echoes; the field too travels behind a flag. Batch indicators get
+//     their own kind, not Progress, because they are numbered per worker
+//     and acknowledged, while Progress is a best-effort point count.
 //   - NodeIDs are −1 (Coordinator) to 2^31−1 (MaxNode), so they decode
 //     portably.
 //   - Recv with a context that is already done receives nothing, as

@@ -42,6 +42,10 @@ func FuzzUnmarshal(f *testing.F) {
 	f.Add([]byte{transport.FormatVersion, 1, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0xc0, 0x84, 0x3d}, uint16(0), uint16(0), uint8(0))
 	f.Add([]byte{transport.FormatVersion, 1, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0xc0, 0x84, 0xbd, 0x00}, uint16(0), uint16(0), uint8(0))
 	f.Add([]byte{transport.FormatVersion, 1, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0}, uint16(0), uint16(0), uint8(0))
+	// A batch indicator for batch 5, and the same with batch 0 behind a
+	// set flag.
+	f.Add([]byte{transport.FormatVersion, 11, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 5}, uint16(0), uint16(0), uint8(0))
+	f.Add([]byte{transport.FormatVersion, 11, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0}, uint16(0), uint16(0), uint8(0))
 
 	f.Fuzz(func(t *testing.T, b []byte, params, dim uint16, block uint8) {
 		l := fuzzLayout(params, dim, block)

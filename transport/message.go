@@ -51,11 +51,16 @@ const (
 	// Progress (worker → coordinator): Points points processed since the
 	// last Release (the "point done" signal of time-triggered barriers).
 	Progress
+	// Batch (worker → coordinator) announces that the worker's streamed
+	// batch number Batch is complete (DOLL's batch indicator); (coordinator
+	// → worker) acknowledges, cumulatively, that Batch of the worker's
+	// batches have been announced (batches 0 … Batch−1).
+	Batch
 
 	numKinds = iota + 1 // length of a ByKind array
 )
 
-var kindNames = [numKinds]string{"?", "release", "commit", "ack", "join", "leave", "interrupt", "stop", "heartbeat", "reject", "progress"}
+var kindNames = [numKinds]string{"?", "release", "commit", "ack", "join", "leave", "interrupt", "stop", "heartbeat", "reject", "progress", "batch"}
 
 // Kinds returns every valid kind in increasing order.
 func Kinds() []Kind {
@@ -80,14 +85,21 @@ func (k Kind) String() string {
 // (Release only).
 func (k Kind) CarriesParams() bool { return k == Release }
 
+// CarriesBatch reports whether messages of kind k may carry a Batch
+// (Release, Commit, Batch and Join).
+func (k Kind) CarriesBatch() bool {
+	return k == Release || k == Commit || k == Batch || k == Join
+}
+
 // CarriesDelta reports whether messages of kind k may carry a Delta
 // (Commit, and Leave for the updates a leaving worker still holds).
 func (k Kind) CarriesDelta() bool { return k == Commit || k == Leave }
 
 // FormatVersion is the first byte of every encoded message. Version 2
-// added Timer (the flags byte's bit 1); a version-1 encoding differs only
-// in its first byte, since version 1 had no timer.
-const FormatVersion = 2
+// added Timer (the flags byte's bit 1); version 3 added the Batch kind
+// and the Batch field (bit 2). A message without a timer or a batch
+// number encodes as in version 1 but for its first byte.
+const FormatVersion = 3
 
 // MaxReason is the largest Reason, in bytes.
 const MaxReason = 4096
@@ -133,6 +145,15 @@ type Message struct {
 	// interrupted — or earlier if interrupted or its Budget is done. 0
 	// means no local timer; never negative.
 	Timer time.Duration
+	// Batch numbers streamed batches (K-grouping, DOLL §III-A): for a
+	// Release, the first of the worker's batches to compute (Budget
+	// covers Budget/b of them, b points each); for a Commit, the first
+	// batch the delta was computed from (the release's, echoed); for a
+	// Batch from a worker, the batch announced; for a Batch or a Join
+	// from the coordinator, the number of the worker's batches announced
+	// so far (a rejoining worker resumes its stream there). 0 on the
+	// other kinds.
+	Batch uint64
 
 	// Params (Release only) is the full parameter vector: empty, or
 	// exactly the layout's Params long. Values are finite.
@@ -160,6 +181,9 @@ func (m *Message) String() string {
 	if m.Timer != 0 {
 		s += fmt.Sprintf(" timer=%v", m.Timer)
 	}
+	if m.Batch != 0 {
+		s += fmt.Sprintf(" batch=%d", m.Batch)
+	}
 	if len(m.Params) > 0 {
 		s += fmt.Sprintf(" params=%d", len(m.Params))
 	}
@@ -176,14 +200,15 @@ func (m *Message) String() string {
 const (
 	hasDelta = 1 << 0 // a delta fills the rest of the message
 	hasTimer = 1 << 1 // a uvarint Timer follows (before the delta)
-	allFlags = hasDelta | hasTimer
+	hasBatch = 1 << 2 // a uvarint Batch follows (after the timer)
+	allFlags = hasDelta | hasTimer | hasBatch
 )
 
 // AppendBinary appends the encoding of m to b and returns the extended
-// buffer; it implements encoding.BinaryAppender. The format, version 2:
+// buffer; it implements encoding.BinaryAppender. The format, version 3:
 //
-//	byte     FormatVersion (2)
-//	byte     Kind (Release = 1 … Progress = 10)
+//	byte     FormatVersion (3)
+//	byte     Kind (Release = 1 … Progress = 10, Batch = 11)
 //	varint   From, then To: zig-zag signed varints as
 //	         encoding/binary.AppendVarint writes them, each in
 //	         [Coordinator (−1), MaxNode]
@@ -199,21 +224,25 @@ const (
 //	uvarint  p, the length of Params, then p × 8 bytes: little-endian
 //	         IEEE-754 float64, finite; p is 0 unless Kind is Release
 //	byte     flags: bit 0 (1) a delta follows, bit 1 (2) a timer
-//	         follows; the other bits are 0. A bit is set exactly when
-//	         the field is present (a nil Delta, a zero Timer: clear).
+//	         follows, bit 2 (4) a batch number follows; the other bits
+//	         are 0. A bit is set exactly when the field is present (a
+//	         nil Delta, a zero Timer, a zero Batch: clear).
 //	uvarint  Timer in nanoseconds, > 0, if bit 1 is set; only Release
 //	         carries one
+//	uvarint  Batch, > 0, if bit 2 is set; only Release, Commit, Batch
+//	         and Join carry one
 //	...      the delta, if bit 0 is set: it fills the rest of the
 //	         message, in filter.AppendDelta's format with filter.Float64
 //	         values. Only Commit and Leave carry one.
 //
 // Varints are minimally encoded (as encoding/binary writes them; Unmarshal
 // refuses overlong ones), so a message without a delta has exactly one
-// encoding. A message of n params and no reason, timer or delta takes
-// 14 + 8n bytes plus one byte for every 7 bits its header integers need
-// beyond the first 7. The timer sits behind a flag, not in the header, so
-// that messages without one (all but semi-centralized FSP's releases)
-// cost what they cost in version 1.
+// encoding. A message of n params and no reason, timer, batch or delta
+// takes 14 + 8n bytes plus one byte for every 7 bits its header integers
+// need beyond the first 7. The timer and the batch number sit behind
+// flags, not in the header, so that messages without them (all but
+// semi-centralized FSP's releases and K-grouping's messages) cost what
+// they cost in version 1.
 //
 // AppendBinary checks every rule of the format that does not depend on the
 // layout (see Validate for the whole set); a message that breaks one is an
@@ -253,9 +282,15 @@ func (m *Message) AppendBinary(b []byte) ([]byte, error) {
 	if m.Timer != 0 {
 		flags |= hasTimer
 	}
+	if m.Batch != 0 {
+		flags |= hasBatch
+	}
 	b = append(b, flags)
 	if m.Timer != 0 {
 		b = binary.AppendUvarint(b, uint64(m.Timer))
+	}
+	if m.Batch != 0 {
+		b = binary.AppendUvarint(b, m.Batch)
 	}
 	if m.Delta == nil {
 		return b, nil
@@ -293,6 +328,8 @@ func (m *Message) checkHeader() error {
 		return m.errorf("Timer %v is negative: %w", m.Timer, ErrMalformed)
 	case m.Timer != 0 && m.Kind != Release:
 		return m.errorf("Timer %v on a %v message (only release carries a timer): %w", m.Timer, m.Kind, ErrMalformed)
+	case m.Batch != 0 && !m.Kind.CarriesBatch():
+		return m.errorf("Batch %d on a %v message (only release, commit, batch and join carry one): %w", m.Batch, m.Kind, ErrMalformed)
 	}
 	return nil
 }
@@ -362,7 +399,7 @@ func checkLayout(l algorithms.Layout) error {
 // the result is meaningless. Like AppendBinary (and Delta.Range), Size may
 // sort the delta's list of live blocks.
 func (m *Message) Size() int {
-	n := m.headerSize() + 8*len(m.Params) + 1 + m.timerSize()
+	n := m.headerSize() + 8*len(m.Params) + 1 + m.timerSize() + m.batchSize()
 	if m.Delta != nil {
 		n += deltaSize(m.Delta)
 	}
@@ -373,7 +410,7 @@ func (m *Message) Size() int {
 // the delta, if any, in its dense form. A transport compares it with its
 // limit and computes Size only when the bound exceeds the limit.
 func (m *Message) MaxSize() int {
-	n := m.headerSize() + 8*len(m.Params) + 1 + m.timerSize()
+	n := m.headerSize() + 8*len(m.Params) + 1 + m.timerSize() + m.batchSize()
 	if d := m.Delta; d != nil {
 		n += 2 + uvarintLen(uint64(d.Len())) + uvarintLen(uint64(d.BlockWidth())) + uvarintLen(uint64(d.Count)) + 8*d.Len()
 	}
@@ -394,6 +431,14 @@ func (m *Message) timerSize() int {
 		return 0
 	}
 	return uvarintLen(uint64(m.Timer))
+}
+
+// batchSize is the length of the Batch field: none for batch 0.
+func (m *Message) batchSize() int {
+	if m.Batch == 0 {
+		return 0
+	}
+	return uvarintLen(m.Batch)
 }
 
 // deltaSize is the length of filter.AppendDelta(nil, d, filter.Float64):

@@ -147,6 +147,49 @@ func TestTimerRoundTrip(t *testing.T) {
 	}
 }
 
+// A batch number round-trips on every kind that carries one, after a
+// timer and before a delta, costs exactly its varint (nothing for batch
+// 0), and prints.
+func TestBatchRoundTrip(t *testing.T) {
+	l := algorithms.Layout{Params: 2, Delta: 3}
+	d := algorithms.NewDelta(l)
+	d.Vec[1], d.Count = 2.5, 50
+	for _, m := range []*transport.Message{
+		{Kind: transport.Release, To: 1, Clock: 4, Budget: 100, Params: []float64{1, -2}, Timer: time.Millisecond},
+		{Kind: transport.Commit, From: 1, To: transport.Coordinator, Seq: 3, Points: 100, Delta: d},
+		{Kind: transport.Batch, From: 2, To: transport.Coordinator, Incarnation: 2},
+		{Kind: transport.Batch, To: 2, Incarnation: 2},
+		{Kind: transport.Join, To: 2, Incarnation: 3, Seq: 9},
+	} {
+		for _, batch := range []uint64{0, 1, 127, 128, 1 << 40, math.MaxUint64} {
+			m.Batch = batch
+			b, err := m.AppendBinary(nil)
+			if err != nil {
+				t.Fatalf("AppendBinary(%v) = %v", m, err)
+			}
+			got, err := transport.Unmarshal(b, l)
+			if err != nil {
+				t.Fatalf("Unmarshal(AppendBinary(%v)) = %v", m, err)
+			}
+			if d := transporttest.Diff(m, got); d != "" {
+				t.Errorf("round trip of %v (-sent +received):\n%s", m, d)
+			}
+			plain := *m
+			plain.Batch = 0
+			want := 0
+			if batch != 0 {
+				want = len(binary.AppendUvarint(nil, batch))
+			}
+			if d := m.Size() - plain.Size(); d != want || m.Size() != len(b) {
+				t.Errorf("%v: batch %d adds %d bytes (Size %d, encoded %d); want %d", m.Kind, batch, d, m.Size(), len(b), want)
+			}
+			if s := m.String(); batch != 0 && !strings.Contains(s, fmt.Sprintf("batch=%d", batch)) {
+				t.Errorf("String() = %q; want it to show batch=%d", s, batch)
+			}
+		}
+	}
+}
+
 // A heartbeat with every header field zero is 14 bytes, as documented.
 func TestMinimalSize(t *testing.T) {
 	m := &transport.Message{Kind: transport.Heartbeat}
@@ -179,7 +222,7 @@ func TestEncodeErrors(t *testing.T) {
 		text   string // in the error
 	}{
 		{name: "kind 0", m: transport.Message{}, want: transport.ErrMalformed, text: "unknown kind 0"},
-		{name: "kind 11", m: transport.Message{Kind: 11}, want: transport.ErrMalformed, text: "unknown kind 11"},
+		{name: "kind 12", m: transport.Message{Kind: 12}, want: transport.ErrMalformed, text: "unknown kind 12"},
 		{name: "From -2", m: transport.Message{Kind: transport.Ack, From: -2}, want: transport.ErrMalformed, text: "From -2"},
 		{name: "To too big", m: transport.Message{Kind: transport.Ack, To: transport.MaxNode + 1}, want: transport.ErrMalformed, text: "To 2147483648"},
 		{name: "negative points", m: transport.Message{Kind: transport.Commit, Points: -3}, want: transport.ErrMalformed, text: "Points -3"},
@@ -196,6 +239,8 @@ func TestEncodeErrors(t *testing.T) {
 		{name: "timer on commit", m: transport.Message{Kind: transport.Commit, Timer: time.Millisecond}, want: transport.ErrMalformed, text: "Timer 1ms on a commit message"},
 		{name: "timer on interrupt", m: transport.Message{Kind: transport.Interrupt, Timer: 1}, want: transport.ErrMalformed, text: "Timer 1ns on a interrupt message"},
 		{name: "negative timer", m: transport.Message{Kind: transport.Release, Timer: -time.Second}, want: transport.ErrMalformed, text: "Timer -1s is negative"},
+		{name: "batch on ack", m: transport.Message{Kind: transport.Ack, Batch: 3}, want: transport.ErrMalformed, text: "Batch 3 on a ack message"},
+		{name: "batch on heartbeat", m: transport.Message{Kind: transport.Heartbeat, Batch: 1}, want: transport.ErrMalformed, text: "Batch 1 on a heartbeat message"},
 	} {
 		err := c.m.Validate(l)
 		want := c.want
@@ -262,19 +307,20 @@ func TestUnmarshalMalformed(t *testing.T) {
 		text string
 	}{
 		{"empty", nil, transport.ErrMalformed, "truncated at byte 0 reading format version"},
-		{"version 0", enc{0, 1}, transport.ErrMalformed, "format version 0 at byte 0, want 2"},
-		{"version 1", enc{1, 1}, transport.ErrMalformed, "format version 1 at byte 0, want 2"},
-		{"version 3", enc{3, 1}, transport.ErrMalformed, "format version 3"},
-		{"kind 0", enc{2, 0}, transport.ErrMalformed, "unknown kind 0 at byte 1"},
-		{"kind 11", enc{2, 11}, transport.ErrMalformed, "unknown kind 11"},
-		{"kind 255", enc{2, 255}, transport.ErrMalformed, "unknown kind 255"},
-		{"From -2", enc{2, 3}.s(-2), transport.ErrMalformed, "From -2 at byte 2 is not a node ID"},
-		{"To 2^31", enc{2, 3}.s(0).s(1 << 31), transport.ErrMalformed, "To 2147483648 at byte 3"},
-		{"To min int64", enc{2, 3}.s(0).s(math.MinInt64), transport.ErrMalformed, "To -9223372036854775808"},
+		{"version 0", enc{0, 1}, transport.ErrMalformed, "format version 0 at byte 0, want 3"},
+		{"version 1", enc{1, 1}, transport.ErrMalformed, "format version 1 at byte 0, want 3"},
+		{"version 2", enc{2, 1}, transport.ErrMalformed, "format version 2 at byte 0, want 3"},
+		{"version 4", enc{4, 1}, transport.ErrMalformed, "format version 4"},
+		{"kind 0", enc{3, 0}, transport.ErrMalformed, "unknown kind 0 at byte 1"},
+		{"kind 12", enc{3, 12}, transport.ErrMalformed, "unknown kind 12"},
+		{"kind 255", enc{3, 255}, transport.ErrMalformed, "unknown kind 255"},
+		{"From -2", enc{3, 3}.s(-2), transport.ErrMalformed, "From -2 at byte 2 is not a node ID"},
+		{"To 2^31", enc{3, 3}.s(0).s(1 << 31), transport.ErrMalformed, "To 2147483648 at byte 3"},
+		{"To min int64", enc{3, 3}.s(0).s(math.MinInt64), transport.ErrMalformed, "To -9223372036854775808"},
 		{"overlong varint", overlong, transport.ErrMalformed, "Job at byte 4 is not minimally encoded"},
-		{"varint overflow", enc{2, 3}.s(0).s(0).raw(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01), transport.ErrMalformed, "Job at byte 4 overflows 64 bits"},
-		{"incarnation 2^32", enc{2, 3}.s(0).s(0).u(0).u(1 << 32), transport.ErrMalformed, "Incarnation 4294967296 at byte 5 exceeds"},
-		{"points 2^63", enc{2, 2}.s(0).s(-1).u(0).u(0).u(0).u(0).u(0).s(0).u(1 << 63), transport.ErrMalformed, "Points 9223372036854775808"},
+		{"varint overflow", enc{3, 3}.s(0).s(0).raw(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01), transport.ErrMalformed, "Job at byte 4 overflows 64 bits"},
+		{"incarnation 2^32", enc{3, 3}.s(0).s(0).u(0).u(1 << 32), transport.ErrMalformed, "Incarnation 4294967296 at byte 5 exceeds"},
+		{"points 2^63", enc{3, 2}.s(0).s(-1).u(0).u(0).u(0).u(0).u(0).s(0).u(1 << 63), transport.ErrMalformed, "Points 9223372036854775808"},
 		{"reason too long", head(transport.Stop).u(transport.MaxReason + 1), transport.ErrMalformed, "Reason length 4097 at byte 11 exceeds 4096"},
 		{"reason absurd", head(transport.Stop).u(1 << 62), transport.ErrMalformed, "Reason length 4611686018427387904"},
 		{"reason truncated", head(transport.Stop).u(10).raw('a', 'b'), transport.ErrMalformed, "truncated at byte 12 reading Reason: need 10 bytes, have 2"},
@@ -286,7 +332,7 @@ func TestUnmarshalMalformed(t *testing.T) {
 		{"NaN param", head(transport.Release).u(0).u(3).f(1, math.NaN(), 3).raw(0), transport.ErrMalformed, "param 1 at byte 21 is NaN"},
 		{"-Inf param", head(transport.Release).u(0).u(3).f(1, 2, math.Inf(-1)).raw(0), transport.ErrMalformed, "param 2 at byte 29 is -Inf"},
 		{"no flags", head(transport.Commit).u(0).u(0), transport.ErrMalformed, "truncated at byte 13 reading flags"},
-		{"flags 4", head(transport.Commit).u(0).u(0).raw(4), transport.ErrMalformed, "flags 0x4 at byte 13: unknown bits 0x4"},
+		{"flags 8", head(transport.Commit).u(0).u(0).raw(8), transport.ErrMalformed, "flags 0x8 at byte 13: unknown bits 0x8"},
 		{"flags 0x81", head(transport.Commit).u(0).u(0).raw(0x81), transport.ErrMalformed, "unknown bits 0x80"},
 		{"timer on commit", head(transport.Commit).u(0).u(0).raw(2).u(5), transport.ErrMalformed, "a timer at byte 13 on a commit message"},
 		{"timer on ack", head(transport.Ack).u(0).u(0).raw(2).u(5), transport.ErrMalformed, "a timer at byte 13 on a ack message"},
@@ -296,6 +342,12 @@ func TestUnmarshalMalformed(t *testing.T) {
 		{"timer truncated", head(transport.Release).u(0).u(0).raw(2), transport.ErrMalformed, "truncated at byte 14 reading Timer"},
 		{"trailing after timer", head(transport.Release).u(0).u(0).raw(2).u(5).raw(7), transport.ErrMalformed, "1 trailing bytes at byte 15"},
 		{"delta on release with timer", head(transport.Release).u(0).u(0).raw(3).u(5).raw(goodDelta...), transport.ErrMalformed, "a delta at byte 13 on a release message"},
+		{"batch on ack", head(transport.Ack).u(0).u(0).raw(4).u(5), transport.ErrMalformed, "a batch number at byte 13 on a ack message"},
+		{"batch on stop", head(transport.Stop).u(0).u(0).raw(4).u(5), transport.ErrMalformed, "a batch number at byte 13 on a stop message"},
+		{"batch 0", head(transport.Batch).u(0).u(0).raw(4).u(0), transport.ErrMalformed, "Batch 0 at byte 14"},
+		{"batch overlong", head(transport.Commit).u(0).u(0).raw(4).raw(0x85, 0x00), transport.ErrMalformed, "Batch at byte 14 is not minimally encoded"},
+		{"batch truncated", head(transport.Release).u(0).u(0).raw(6).u(5), transport.ErrMalformed, "truncated at byte 15 reading Batch"},
+		{"trailing after batch", head(transport.Join).u(0).u(0).raw(4).u(5).raw(7), transport.ErrMalformed, "1 trailing bytes at byte 15"},
 		{"trailing after no delta", head(transport.Commit).u(0).u(0).raw(0, 9, 9), transport.ErrMalformed, "2 trailing bytes at byte 14"},
 		{"delta on heartbeat", head(transport.Heartbeat).u(0).u(0).raw(1).raw(goodDelta...), transport.ErrMalformed, "a delta at byte 13 on a heartbeat message"},
 		{"delta missing", head(transport.Commit).u(0).u(0).raw(1), transport.ErrMalformed, "delta at byte 14: filter: decode: truncated"},
@@ -393,7 +445,7 @@ func TestKindString(t *testing.T) {
 	for _, k := range transport.Kinds() {
 		names = append(names, k.String())
 	}
-	want := "release commit ack join leave interrupt stop heartbeat reject progress"
+	want := "release commit ack join leave interrupt stop heartbeat reject progress batch"
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("kinds = %q; want %q", got, want)
 	}

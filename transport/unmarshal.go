@@ -137,6 +137,8 @@ func Unmarshal(b []byte, l algorithms.Layout) (*Message, error) {
 		return nil, r.Fail("flags %#x at byte %d: unknown bits %#x", flags, at, flags&^allFlags)
 	case flags&hasTimer != 0 && m.Kind != Release:
 		return nil, r.Fail("a timer at byte %d on a %v message (only release carries one)", at, m.Kind)
+	case flags&hasBatch != 0 && !m.Kind.CarriesBatch():
+		return nil, r.Fail("a batch number at byte %d on a %v message (only release, commit, batch and join carry one)", at, m.Kind)
 	case flags&hasDelta != 0 && !m.Kind.CarriesDelta():
 		return nil, r.Fail("a delta at byte %d on a %v message (only commit and leave carry one)", at, m.Kind)
 	}
@@ -153,6 +155,15 @@ func Unmarshal(b []byte, l algorithms.Layout) (*Message, error) {
 			return nil, r.Fail("Timer %d at byte %d exceeds 2^63-1 ns", t, at)
 		}
 		m.Timer = time.Duration(t)
+	}
+	if flags&hasBatch != 0 {
+		at = r.Off
+		if m.Batch, err = r.Uvarint("Batch"); err != nil {
+			return nil, err
+		}
+		if m.Batch == 0 {
+			return nil, r.Fail("Batch 0 at byte %d: batch 0 is sent as a clear flag", at)
+		}
 	}
 	if flags&hasDelta == 0 {
 		if err := r.End(); err != nil {

@@ -46,6 +46,6 @@ func ExampleDiff() {
 	b := &transport.Message{Kind: transport.Ack, Seq: 5}
 	fmt.Println(transporttest.Diff(a, b) != "")
 	// Output:
-	// 10 of 10 kinds round-trip
+	// 11 of 11 kinds round-trip
 	// true
 }

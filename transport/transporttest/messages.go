@@ -17,7 +17,8 @@ import (
 // every varint length occurs), Params for Release (usually full, sometimes
 // none), a Delta for Commit and Leave (sometimes none; dense or sparse,
 // with zero entries and live blocks that are all zero), a Reason for
-// Reject, Stop and Leave, a Timer (often 0) for Release, and values that are dyadic, random, subnormal,
+// Reject, Stop and Leave, a Timer (often 0) for Release, a Batch (often
+// 0) for Release, Commit, Batch and Join, and values that are dyadic, random, subnormal,
 // huge or −0. From and To are random valid node IDs; set them as needed.
 func RandomMessage(rng *rand.Rand, l algorithms.Layout, k transport.Kind) *transport.Message {
 	m := &transport.Message{
@@ -47,6 +48,9 @@ func RandomMessage(rng *rand.Rand, l algorithms.Layout, k transport.Kind) *trans
 		}
 	case transport.Commit, transport.Progress, transport.Leave:
 		m.Points = int64(randomUint(rng) >> 1)
+	}
+	if k.CarriesBatch() && rng.IntN(2) == 0 {
+		m.Batch = randomUint(rng)
 	}
 	if k.CarriesDelta() && rng.IntN(8) != 0 {
 		m.Delta = RandomDelta(rng, l)
