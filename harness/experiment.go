@@ -308,6 +308,17 @@ type mutations struct {
 	// thinks its stream stands, not from the batch its release names; a
 	// restored process thinks it is at the beginning.
 	ownBatch bool
+	// restartStream (real, K-grouping): a new incarnation ignores the
+	// join's count and starts its stream at batch 0, and computes from
+	// its own count of batches computed, not from the release's batch.
+	restartStream bool
+	// noBatchResend (real, K-grouping): a worker sends each batch
+	// indicator once, never again.
+	noBatchResend bool
+	// batchByCount (real, K-grouping): the coordinator numbers a batch
+	// indicator by its own count of the worker's batches, not by the
+	// number it carries, so a retransmission counts as a new batch.
+	batchByCount bool
 }
 
 // Progress reports how far a run has got.

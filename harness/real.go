@@ -88,7 +88,9 @@ func runReal(ctx context.Context, e *Experiment, st *setupState) (*Result, error
 	var workers []*realWorker
 	var started, ending chan struct{}
 	spawn := func(i int, ep transport.Endpoint, inc uint32) *realWorker {
-		return &realWorker{e: e, sh: st.shards[i], ep: ep, job: job, isp: st.isp, rec: st.coord.rec, start: start, inc: inc}
+		w := &realWorker{e: e, sh: st.shards[i], ep: ep, job: job, isp: st.isp, rec: st.coord.rec, start: start}
+		w.inc.Store(inc)
+		return w
 	}
 	pres, err := newRealPreempters(e, st, tr, start, spawn)
 	if err != nil {
@@ -124,7 +126,8 @@ func runReal(ctx context.Context, e *Experiment, st *setupState) (*Result, error
 		sentAt: make([]time.Duration, n), timers: make([]time.Duration, n),
 		obs: make([]interval.Observation, n), accepted: make([]uint64, n),
 		inc: make([]uint32, n), member: make([]bool, n), lease: make([]time.Duration, n),
-		stateful: algorithms.HasState(st.shards[0].w), started: started, ending: ending, waitFrom: make([]time.Duration, n)}
+		stateful: algorithms.HasState(st.shards[0].w), started: started, ending: ending, waitFrom: make([]time.Duration, n),
+		batches: make([]uint64, n), used: make([]uint64, n)}
 	for i := range rc.waitFrom {
 		rc.waitFrom[i] = -1
 	}
@@ -153,6 +156,7 @@ func runReal(ctx context.Context, e *Experiment, st *setupState) (*Result, error
 		}
 		preemptions += st.shards[i].stats.Preempted
 	}
+	rc.streamStats()
 	tot := tr.Stats().Total()
 	sent := tot.Sent.Total()
 	res := &Result{Sync: e.Sync, Clock: Real, Duration: rc.end, BytesSent: sent.Bytes, Messages: sent.Messages,
@@ -231,6 +235,10 @@ type realCoord struct {
 	// no release followed it yet (−1 otherwise): the coordinator's view of
 	// its wait, since a remote worker's own measurements stay with it.
 	waitFrom []time.Duration
+	// Streams (realstream.go): batches[w] is the number of worker w's
+	// batches the model has (its next batch's number), used[w] how many
+	// of them accepted commits used.
+	batches, used []uint64
 }
 
 func (rc *realCoord) setInterval(now, eta time.Duration) error {
@@ -555,7 +563,7 @@ func (rc *realCoord) flush(ctx context.Context) error {
 
 func (rc *realCoord) handle(ctx context.Context, m *transport.Message) error {
 	switch m.Kind {
-	case transport.Commit, transport.Join, transport.Leave:
+	case transport.Commit, transport.Join, transport.Leave, transport.Batch:
 		if err := rc.journal(journalRecord{kind: jMessage, at: rc.now(), msg: m}); err != nil {
 			return err
 		}
@@ -570,7 +578,7 @@ func (rc *realCoord) handle(ctx context.Context, m *transport.Message) error {
 			return rc.ack(ctx, m) // the deliberate bug of a test
 		}
 		now := rc.now()
-		effs, err := rc.c.commit(now, w, m.Seq, m.Clock, consistency.Version(m.Version), 0, m.Delta)
+		effs, err := rc.c.commit(now, w, m.Seq, m.Clock, consistency.Version(m.Version), m.Batch, m.Delta)
 		switch {
 		case errors.Is(err, consistency.ErrDuplicate):
 			return rc.ack(ctx, m)
@@ -583,6 +591,9 @@ func (rc *realCoord) handle(ctx context.Context, m *transport.Message) error {
 		}
 		rc.accepted[w] = max(rc.accepted[w], m.Seq)
 		rc.maxSeq = max(rc.maxSeq, m.Seq)
+		if rc.e.Arrivals != nil {
+			rc.used[w] += uint64(m.Points) / uint64(rc.e.Batch)
+		}
 		if rc.e.Remote {
 			s := &rc.st.shards[w].stats
 			s.Commits++
@@ -609,6 +620,10 @@ func (rc *realCoord) handle(ctx context.Context, m *transport.Message) error {
 		return nil
 	case transport.Leave:
 		return rc.leave(ctx, w, "left: "+m.Reason)
+	case transport.Batch:
+		if rc.e.Arrivals != nil {
+			return rc.batchReady(ctx, w, m)
+		}
 	}
 	if rc.e.Remote {
 		return rc.reject(ctx, m, 0, fmt.Sprintf("unexpected %v from worker %d", m.Kind, w))
@@ -665,7 +680,7 @@ func (rc *realCoord) deliver(ctx context.Context, effs []consistency.Effect) err
 		}
 		m := &transport.Message{Kind: transport.Release, To: transport.NodeID(e.Worker), Job: rc.job, Incarnation: rc.inc[e.Worker],
 			Version: uint64(e.Version), Clock: e.Clock, Budget: int64(e.Budget), Points: rc.st.releasePoints(), Params: rc.c.params,
-			Timer: localTimer(e, rc.timers)}
+			Timer: localTimer(e, rc.timers), Batch: e.Batch}
 		rc.sentAt[e.Worker] = now
 		if from := rc.waitFrom[e.Worker]; from >= 0 {
 			rc.st.shards[e.Worker].stats.Wait += now - from

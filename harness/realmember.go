@@ -108,7 +108,7 @@ func (rc *realCoord) register(ctx context.Context) error {
 
 func (rc *realCoord) answerJoin(ctx context.Context, w int) error {
 	return rc.out(ctx, &transport.Message{Kind: transport.Join, To: transport.NodeID(w), Job: rc.job,
-		Incarnation: rc.inc[w], Seq: rc.accepted[w]})
+		Incarnation: rc.inc[w], Seq: rc.accepted[w], Batch: rc.batches[w]})
 }
 
 // reject refuses m; next, if not 0, is the incarnation the worker may

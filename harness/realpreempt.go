@@ -237,7 +237,7 @@ func (p *realPreempter) restore(at time.Duration) (*realWorker, error) {
 	if err := sh.reincarnate(p.e.Algorithm, p.st.parts[p.id], sv, p.e.bugs.noRestore); err != nil {
 		return nil, err
 	}
-	nw := p.spawn(ep, p.w.inc+1)
+	nw := p.spawn(ep, p.w.inc.Load()+1)
 	if p.disk.seq != 0 {
 		nw.inherited = &transport.Message{Kind: transport.Commit, Seq: p.disk.seq}
 		nw.before = before

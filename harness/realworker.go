@@ -100,9 +100,19 @@ func RunWorker(ctx context.Context, e Experiment, ep transport.Endpoint, opt Wor
 	}
 	start := &atomic.Int64{}
 	start.Store(opt.Start.UnixNano())
-	w := &realWorker{e: &e, sh: sh, ep: ep, job: e.Seed, rec: opt.Recorder, start: start, inc: opt.Incarnation}
+	w := &realWorker{e: &e, sh: sh, ep: ep, job: e.Seed, rec: opt.Recorder, start: start}
+	w.inc.Store(opt.Incarnation)
 	err = w.run(ctx)
-	res := &WorkerResult{Stats: sh.stats, Incarnation: w.inc, Rejoins: w.rejoins, Recorder: opt.Recorder}
+	res := &WorkerResult{Stats: sh.stats, Incarnation: w.inc.Load(), Rejoins: w.rejoins, Recorder: opt.Recorder}
+	if s := w.stream; s != nil {
+		// Its own count: the batches that arrived at it, the ones it
+		// fast-forwarded over included, and the time its stream ran.
+		res.Stats.Batches = int(s.produced.Load())
+		res.Stats.Arrived = int64(res.Stats.Batches) * int64(s.b)
+		if t0 := s.start.Load(); t0 != 0 {
+			res.Stats.Up = time.Since(time.Unix(0, t0))
+		}
+	}
 	return res, err
 }
 
@@ -157,15 +167,17 @@ type realWorker struct {
 	// nanoseconds), which the coordinator may move to the run's start.
 	rec   *consistency.Recorder
 	start *atomic.Int64
-	// Membership: the current incarnation, the joins after the first,
-	// the clock of the next release to start (for heartbeats), when the
-	// worker last sent anything (Unix nanoseconds), and, for a worker
-	// with per-point state, its state before the commit in flight.
-	inc      uint32
-	rejoins  int
-	want     atomic.Uint64
-	lastSend atomic.Int64
-	before   *algorithms.Checkpoint
+	// Membership: the current incarnation (read by the goroutines that
+	// send), the last one whose join was answered, the joins after the
+	// first, the clock of the next release to start (for heartbeats),
+	// when the worker last sent anything (Unix nanoseconds), and, for a
+	// worker with per-point state, its state before the commit in flight.
+	inc       atomic.Uint32
+	joinedInc atomic.Uint32
+	rejoins   int
+	want      atomic.Uint64
+	lastSend  atomic.Int64
+	before    *algorithms.Checkpoint
 	// Preemptions (realpreempt.go): what the worker keeps where a
 	// preemption cannot take it (nil without Experiment.Preempt), the
 	// commit in flight its predecessor left (the join's answer settles
@@ -176,6 +188,9 @@ type realWorker struct {
 	batchT0   time.Time
 	batchFrom int64
 	waitFrom  time.Time
+	// stream is the worker's data stream (realstream.go; nil without
+	// Experiment.Arrivals).
+	stream *realStream
 }
 
 // chunk is how many points a real worker processes between checks for an
@@ -194,7 +209,7 @@ func (w *realWorker) since() time.Duration {
 
 // send sends m as the worker's current incarnation.
 func (w *realWorker) send(ctx context.Context, m *transport.Message) error {
-	m.To, m.Job, m.Incarnation = transport.Coordinator, w.job, w.inc
+	m.To, m.Job, m.Incarnation = transport.Coordinator, w.job, w.inc.Load()
 	w.lastSend.Store(time.Now().UnixNano())
 	return w.ep.Send(ctx, m)
 }
@@ -216,6 +231,11 @@ func (w *realWorker) read(ctx context.Context) {
 				case w.wake <- struct{}{}:
 				default:
 				}
+			}
+			continue
+		case transport.Batch:
+			if w.stream != nil {
+				w.stream.ack(m.Batch) // cumulative: any incarnation's answer holds
 			}
 			continue
 		case transport.Stop:
@@ -264,10 +284,10 @@ func (w *realWorker) recv(ctx context.Context) (*transport.Message, error) {
 	for {
 		select {
 		case m := <-w.in:
-			if m.Incarnation != w.inc && m.Kind != transport.Stop && m.Kind != transport.Reject {
+			if m.Incarnation != w.inc.Load() && m.Kind != transport.Stop && m.Kind != transport.Reject {
 				continue // for an earlier incarnation
 			}
-			if m.Kind == transport.Reject && m.Incarnation != 0 && m.Incarnation <= w.inc {
+			if m.Kind == transport.Reject && m.Incarnation != 0 && m.Incarnation <= w.inc.Load() {
 				continue // an offer to rejoin as what this worker is already
 			}
 			w.got = time.Now()
@@ -282,13 +302,27 @@ func (w *realWorker) recv(ctx context.Context) (*transport.Message, error) {
 	}
 }
 
-func (w *realWorker) run(ctx context.Context) error {
+func (w *realWorker) run(ctx context.Context) (rerr error) {
 	rctx, stop := context.WithCancel(ctx)
 	w.in, w.errc, w.wake = make(chan *transport.Message, 256), make(chan error, 1), make(chan struct{}, 1)
 	done := make(chan struct{}, 2)
 	go func() { defer func() { done <- struct{}{} }(); w.read(rctx) }()
 	go func() { defer func() { done <- struct{}{} }(); w.heartbeat(rctx) }()
-	defer func() { stop(); <-done; <-done }()
+	var perr chan error // the producer's end (streams only)
+	if w.stream = newRealStream(w.e, int(w.sh.id)); w.stream != nil {
+		perr = make(chan error, 1)
+		go func() { perr <- w.produce(rctx) }()
+	}
+	defer func() {
+		stop()
+		<-done
+		<-done
+		if perr != nil {
+			if err := <-perr; err != nil && rerr == nil {
+				rerr = err
+			}
+		}
+	}()
 	w.waitFrom = time.Now()
 	stopped, err := w.join(ctx, w.inherited)
 	switch {
@@ -377,7 +411,7 @@ func (w *realWorker) join(ctx context.Context, pending *transport.Message) (stop
 				return false, err
 			case m == nil:
 			case m.Kind == transport.Join:
-				return false, w.joined(m.Seq, pending)
+				return false, w.joined(m.Seq, m.Batch, pending)
 			case m.Kind == transport.Stop:
 				if pending != nil && w.disk == nil {
 					// (A preemptible worker's is settled after the run,
@@ -385,10 +419,10 @@ func (w *realWorker) join(ctx context.Context, pending *transport.Message) (stop
 					w.rec.Abandoned(w.since(), w.sh.id, pending.Seq, "the run ended while the worker rejoined")
 				}
 				return true, nil
-			case m.Kind == transport.Reject && m.Incarnation > w.inc:
-				w.inc = m.Incarnation
+			case m.Kind == transport.Reject && m.Incarnation > w.inc.Load():
+				w.inc.Store(m.Incarnation)
 			case m.Kind == transport.Reject:
-				return false, fmt.Errorf("harness: worker %d incarnation %d: %s: %w", w.sh.id, w.inc, m.Reason, ErrRefused)
+				return false, fmt.Errorf("harness: worker %d incarnation %d: %s: %w", w.sh.id, w.inc.Load(), m.Reason, ErrRefused)
 			case m.Kind == transport.Release:
 				early, earlyAt = m, w.got
 				continue
@@ -401,13 +435,18 @@ func (w *realWorker) join(ctx context.Context, pending *transport.Message) (stop
 }
 
 // joined takes the coordinator's answer to a join: accepted is the last
-// commit it accepted from this worker.
-func (w *realWorker) joined(accepted uint64, pending *transport.Message) error {
+// commit it accepted from this worker, batches the number of the
+// worker's streamed batches it has (the stream resumes there).
+func (w *realWorker) joined(accepted, batches uint64, pending *transport.Message) error {
+	w.joinedInc.Store(w.inc.Load())
+	if w.stream != nil {
+		w.stream.join(batches)
+	}
 	if pending != nil {
 		if pending.Seq <= accepted || w.e.bugs.rejoinConfirms {
 			w.confirm(pending.Seq)
 		} else {
-			w.rec.Abandoned(w.since(), w.sh.id, pending.Seq, fmt.Sprintf("not accepted before incarnation %d joined", w.inc))
+			w.rec.Abandoned(w.since(), w.sh.id, pending.Seq, fmt.Sprintf("not accepted before incarnation %d joined", w.inc.Load()))
 			w.disk.drop(pending.Seq)
 			if err := w.restoreBefore(fmt.Sprintf("commit %d was not accepted", pending.Seq)); err != nil {
 				return err
@@ -424,10 +463,10 @@ func (w *realWorker) joined(accepted uint64, pending *transport.Message) error {
 // worker rejoin as it (with pending, its commit in flight); any other
 // ends the worker.
 func (w *realWorker) rejected(ctx context.Context, m *transport.Message, pending *transport.Message) (stopped bool, err error) {
-	if m.Incarnation <= w.inc {
-		return false, fmt.Errorf("harness: worker %d incarnation %d: %s: %w", w.sh.id, w.inc, m.Reason, ErrRefused)
+	if m.Incarnation <= w.inc.Load() {
+		return false, fmt.Errorf("harness: worker %d incarnation %d: %s: %w", w.sh.id, w.inc.Load(), m.Reason, ErrRefused)
 	}
-	w.inc = m.Incarnation
+	w.inc.Store(m.Incarnation)
 	w.rejoins++
 	return w.join(ctx, pending)
 }
@@ -468,6 +507,16 @@ func (w *realWorker) compute(ctx context.Context, m *transport.Message) (_ *tran
 		}
 	}
 	k := sh.points(int(m.Budget))
+	var from uint64 // the first batch computed (streams)
+	if w.stream != nil {
+		if from, err = w.streamFrom(m); err != nil {
+			return nil, err
+		}
+		if sh.n > 0 {
+			// Batch j is the points from j·b on, wrapping.
+			sh.cursor = int(from * uint64(w.stream.b) % uint64(sh.n))
+		}
+	}
 	params := m.Params
 	var iw *ispWorker
 	if w.isp != nil {
@@ -539,7 +588,12 @@ func (w *realWorker) compute(ctx context.Context, m *transport.Message) (_ *tran
 			return nil, err
 		}
 	}
-	seq := w.rec.Sent(w.since(), sh.id, m.Clock, consistency.Version(m.Version), w.delta.Count)
+	var seq uint64
+	if w.stream != nil {
+		seq = w.rec.SentFrom(w.since(), sh.id, m.Clock, consistency.Version(m.Version), w.delta.Count, from)
+	} else {
+		seq = w.rec.Sent(w.since(), sh.id, m.Clock, consistency.Version(m.Version), w.delta.Count)
+	}
 	w.disk.sent(seq, sh)
 	if h != nil {
 		w.heldLog = append(w.heldLog, heldRecord{seq: seq, clock: m.Clock, held: h})
@@ -548,7 +602,7 @@ func (w *realWorker) compute(ctx context.Context, m *transport.Message) (_ *tran
 	sh.stats.Paused += paused
 	sh.stats.Commits++
 	return &transport.Message{Kind: transport.Commit, Seq: seq,
-		Version: m.Version, Clock: m.Clock, Points: int64(done), Delta: w.delta}, nil
+		Version: m.Version, Clock: m.Clock, Points: int64(done), Delta: w.delta, Batch: m.Batch}, nil
 }
 
 // commit sends c until it is acknowledged (or a later release shows it was

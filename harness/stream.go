@@ -84,8 +84,6 @@ func (e *Experiment) validateStream() error {
 		return fmt.Errorf("harness: %v needs data streams (Experiment.Arrivals): K-grouping groups the batches that arrive: %w", e.Sync, ErrConfig)
 	case e.Arrivals != nil && !kg:
 		return fmt.Errorf("harness: data streams (Arrivals) run under K-grouping (kgroup:K), not %v: %w", e.Sync, ErrConfig)
-	case e.Arrivals != nil && e.Clock != Virtual:
-		return fmt.Errorf("harness: data streams run on the virtual clock only: %w", ErrConfig)
 	case e.Arrivals != nil && e.Batch <= 0:
 		return fmt.Errorf("harness: data streams need a batch size b > 0 (Experiment.Batch): %w", ErrConfig)
 	case kg && (e.Replicas || e.Tuner != nil || e.ScaleIn != nil || e.Indirect != nil || e.Migrate != nil):

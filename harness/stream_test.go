@@ -178,7 +178,11 @@ func TestStreamConfigErrors(t *testing.T) {
 	cases := map[string]func(e *harness.Experiment){
 		"kgroup without arrivals": func(e *harness.Experiment) { e.Arrivals = nil },
 		"arrivals under bsp":      func(e *harness.Experiment) { e.Sync = consistency.MustParse("bsp") },
-		"real clock":              func(e *harness.Experiment) { e.Clock = harness.Real },
+		"preemptible, real clock": func(e *harness.Experiment) {
+			e.Clock = harness.Real
+			e.Preempt = &preempt.Config{Alpha: 0.5, MeanCycle: time.Second}
+			e.Preemptible = []int{0}
+		},
 		"full pass":               func(e *harness.Experiment) { e.Batch = 0 },
 		"bad rate":                func(e *harness.Experiment) { e.Arrivals = &arrival.Spec{Rate: -1} },
 		"preemptible w/o preempt": func(e *harness.Experiment) { e.Preemptible = []int{0} },
