@@ -215,7 +215,8 @@ type Experiment struct {
 	// released for it. The points arrive in the worker's shard order
 	// (Shuffle makes it a seeded random order), wrapping round. Needs
 	// the K-grouping model (kgroup:K) and Batch > 0, and K-grouping
-	// needs Arrivals. Virtual clock only.
+	// needs Arrivals. Both clocks, goroutine and remote workers alike
+	// (realstream.go).
 	Arrivals *arrival.Spec
 	// Preemptible lists the workers that run on preemptible instances
 	// and follow Preempt's availability chain; the others run on demand

@@ -119,7 +119,10 @@ func checkPreemptions(t *testing.T, e harness.Experiment, r *harness.Result) (to
 		if joins[w] > restores || joins[w] < restores-1 {
 			t.Errorf("worker %d: %d joins in the trace for %d restores", w, joins[w], restores)
 		}
-		if joins[w] > 0 && lastJoin[w] < e.Duration-50*time.Millisecond && !readAfter[w] {
+		// (Under K-grouping a rejoined worker computes once a group takes
+		// its batches, which may wait for a group held up by another
+		// preempted member: its streams' tests check what it announces.)
+		if joins[w] > 0 && lastJoin[w] < e.Duration-50*time.Millisecond && !readAfter[w] && e.Sync.Kind != consistency.KGroup {
 			t.Errorf("worker %d rejoined at %v and never computed again", w, lastJoin[w])
 		}
 		total += n

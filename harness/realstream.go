@@ -251,7 +251,9 @@ func (w *realWorker) streamFrom(m *transport.Message) (uint64, error) {
 	if m.Budget <= 0 || m.Budget%int64(s.b) != 0 {
 		return 0, fmt.Errorf("harness: worker %d is released for %d points, not a positive multiple of the batch size %d", w.sh.id, m.Budget, s.b)
 	}
-	if p := s.produced.Load(); from+k > p {
+	// It holds the batches its stream produced, and those the join's
+	// answer counted (the producer may not have fast-forwarded yet).
+	if p := max(s.produced.Load(), s.joined.Load()); from+k > p {
 		return 0, fmt.Errorf("harness: worker %d is released for %s; only %s arrived at it",
 			w.sh.id, batchSpan(from, from+k), batchSpan(0, p))
 	}

@@ -2,7 +2,10 @@ package harness_test
 
 import (
 	"context"
+	"errors"
 	"math"
+	"path/filepath"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -10,6 +13,8 @@ import (
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/consistency"
 	"github.com/syncmodels/syncmodels/harness"
+	"github.com/syncmodels/syncmodels/transport"
+	"github.com/syncmodels/syncmodels/transport/inproc"
 )
 
 // realStreamExp is streamExp on goroutines: a link with 1 ms of latency,
@@ -65,4 +70,202 @@ func TestRealKGroupStreams(t *testing.T) {
 			})
 		})
 	}
+}
+
+// K-grouping on goroutines killed and restarted on the aggressive
+// schedule (α = 0.7, 200 ms cycle), over a clean link and a lossy one
+// (10% of messages dropped, 10% duplicated): Check passes (no batch used
+// twice, none skipped, none used before it was announced, every update
+// K batches); preemptions and down time follow the schedules
+// (checkRealPreemptions); every restarted incarnation goes on announcing
+// its stream where the coordinator's count stood (Check: the numbers
+// continue without a gap or a repeat); the batches a killed worker was
+// computing are released again after it is back (each worker computes
+// for 5 ms a batch, so kills catch some computing); and each
+// worker's announced batches are what its up time allows: λ·Up/b within
+// 5 standard deviations, less up to one batch per preemption (the
+// up-time a killed worker had run since its last announced batch is not
+// credited; realstream.go).
+func TestRealKGroupPreemptions(t *testing.T) {
+	algs := []algorithms.Algorithm{smallLR(t), blobsKMeans(t, 4000)}
+	for _, lossyLink := range []bool{false, true} {
+		for _, alg := range algs {
+			name := alg.Name()
+			if lossyLink {
+				name += "/lossy"
+			}
+			t.Run(name, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					e := realStreamExp(alg, 6)
+					e.Preempt = &aggressive
+					e.Lease = 50 * time.Millisecond
+					// A batch takes 5 ms to compute (synctest's clock does
+					// not see the arithmetic), so kills catch workers
+					// computing.
+					e.Stragglers = harness.Stragglers{Kind: harness.Injected, Workers: []int{0, 1, 2, 3, 4, 5, 6, 7}, Tau: time.Millisecond, Every: 10}
+					if lossyLink {
+						e.Network = lossy
+					}
+					r, err := harness.Run(context.Background(), e)
+					if err != nil {
+						t.Fatal(err)
+					}
+					checkRealPreemptions(t, e, r)
+					checkStreamAfterRejoin(t, e, r)
+					again := releasedAgain(r.Trace)
+					var lost time.Duration
+					for _, ws := range r.Workers {
+						lost += ws.Lost
+					}
+					if again == 0 || lost == 0 {
+						t.Fatalf("%d batches released again, %v of compute lost to kills: no kill caught a worker computing", again, lost)
+					}
+					t.Logf("%d releases of batches a killed worker had been computing, %v of compute lost", again, lost)
+				})
+			})
+		}
+	}
+}
+
+// releasedAgain counts the releases of batches that were released before
+// (to an incarnation killed before its commit counted): the model put
+// them back in the worker's queue, and Check saw each used once.
+func releasedAgain(tr *consistency.Trace) int {
+	type key struct {
+		w consistency.WorkerID
+		b uint64
+	}
+	seen, n := map[key]bool{}, 0
+	for _, rec := range tr.Records {
+		if rec.Kind != consistency.RecRead {
+			continue
+		}
+		k := key{rec.Worker, rec.Batch}
+		if seen[k] {
+			n++
+		}
+		seen[k] = true
+	}
+	return n
+}
+
+// checkStreamAfterRejoin checks that every worker announced about what
+// its up time allows, and that a worker that rejoined well before the
+// end announced batches after its last join.
+func checkStreamAfterRejoin(t *testing.T, e harness.Experiment, r *harness.Result) {
+	t.Helper()
+	lastJoin := make([]time.Duration, e.Workers)
+	announcedAfter := make([]bool, e.Workers)
+	for _, rec := range r.Trace.Records {
+		switch rec.Kind {
+		case consistency.RecJoin:
+			lastJoin[rec.Worker], announcedAfter[rec.Worker] = rec.At, false
+		case consistency.RecBatch:
+			announcedAfter[rec.Worker] = true
+		}
+	}
+	rate := e.Arrivals.Rate / float64(e.Batch) // batches per second
+	for w, ws := range r.Workers {
+		if lastJoin[w] > 0 && lastJoin[w] < e.Duration-100*time.Millisecond && !announcedAfter[w] {
+			t.Errorf("worker %d rejoined at %v and announced nothing after", w, lastJoin[w])
+		}
+		mean := rate * ws.Up.Seconds()
+		if d := float64(ws.Batches) - mean; d > 5*math.Sqrt(mean)+1 || d < -5*math.Sqrt(mean)-float64(ws.Preempted)-1 {
+			t.Errorf("worker %d: %d batches announced in %v up (%d preemptions); want about %.0f (λ·Up/b)", w, ws.Batches, ws.Up, ws.Preempted, mean)
+		}
+	}
+}
+
+// K-grouping with workers elsewhere (RunWorker over an in-process network
+// that outlives its coordinator) and a journal: the coordinator dies
+// after its 20th commit and a new one resumes from the journal, with the
+// workers' streams running on meanwhile. The batch indicators are
+// journaled with the commits, so the resumed model knows every batch it
+// had acknowledged; what the dead coordinator never made durable was
+// never acknowledged and comes again. The joined trace passes Check
+// (Run checks: batch numbers continue without a gap or a repeat, every
+// update K batches), the run goes on past the crash, and each worker's
+// own count of its batches (WorkerResult) covers what the coordinator
+// got from it.
+func TestJournalResumeKGroup(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		alg := smallLR(t)
+		e := realStreamExp(alg, 4)
+		tr, err := inproc.New(inproc.Config{Layout: alg.Layout(), Seed: 1, Delay: time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tr.Close()
+		net := &survivingNet{Transport: tr}
+		e.Remote, e.Journal = true, filepath.Join(t.TempDir(), "journal")
+		e.Network = func(algorithms.Layout) (transport.Transport, error) { return net, nil }
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var wg sync.WaitGroup
+		wres := make([]*harness.WorkerResult, e.Workers)
+		werrs := make([]error, e.Workers)
+		net.crash = func(n int64) bool { return n == 20 }
+		first := make(chan error, 1)
+		go func() { _, err := harness.Run(ctx, e); first <- err }()
+		time.Sleep(time.Millisecond)
+		for i := range e.Workers {
+			ep, err := tr.Open(transport.NodeID(i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			wg.Go(func() {
+				defer ep.Close()
+				wres[i], werrs[i] = harness.RunWorker(ctx, e, ep, harness.WorkerOptions{ID: i})
+			})
+		}
+		if err := <-first; !errors.Is(err, errCrash) {
+			t.Fatalf("the first coordinator ended with %v; want the crash", err)
+		}
+		time.Sleep(50 * time.Millisecond) // down for a while: the workers' streams run on
+		net.crash = nil
+		got, err := harness.Run(ctx, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		wg.Wait()
+		for i, err := range werrs {
+			if err != nil {
+				t.Errorf("worker %d: %v", i, err)
+			}
+		}
+		if got.Resumed != 1 || got.Versions < 10 {
+			t.Fatalf("resumed %d, %d versions", got.Resumed, got.Versions)
+		}
+		// After the 20th commit (the crash), batches were announced and
+		// groups applied.
+		var commits, batchesAfter, appliesAfter int
+		for _, rec := range got.Trace.Records {
+			switch {
+			case rec.Kind == consistency.RecCommit:
+				commits++
+			case commits >= 20 && rec.Kind == consistency.RecBatch:
+				batchesAfter++
+			case commits >= 20 && rec.Kind == consistency.RecApply:
+				appliesAfter++
+			}
+		}
+		if batchesAfter == 0 || appliesAfter == 0 {
+			t.Fatalf("after the crash: %d batches announced, %d applies", batchesAfter, appliesAfter)
+		}
+		for i, ws := range got.Workers {
+			if own := wres[i].Stats.Batches; own < ws.Batches {
+				t.Errorf("worker %d counted %d batches of its own; the coordinator got %d", i, own, ws.Batches)
+			}
+		}
+		t.Logf("%d versions, batches per worker %v", got.Versions, batchCounts(got))
+	})
+}
+
+func batchCounts(r *harness.Result) []int {
+	var n []int
+	for _, ws := range r.Workers {
+		n = append(n, ws.Batches)
+	}
+	return n
 }

@@ -1,0 +1,140 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/arrival"
+	"github.com/syncmodels/syncmodels/consistency"
+	"github.com/syncmodels/syncmodels/transport"
+	"github.com/syncmodels/syncmodels/transport/inproc"
+)
+
+// realKGroupExp is K-grouping over Poisson streams on goroutines: 6
+// workers at 1,000 points/s, batches of 50, K = 4, for 600 ms of
+// synctest's clock, over a link with 1 ms of latency (or net).
+func realKGroupExp(t *testing.T, net func(algorithms.Layout) (transport.Transport, error)) Experiment {
+	if net == nil {
+		net = func(l algorithms.Layout) (transport.Transport, error) {
+			return inproc.New(inproc.Config{Layout: l, Delay: time.Millisecond})
+		}
+	}
+	return Experiment{Algorithm: mutationKMeans(t), Sync: consistency.Spec{Kind: consistency.KGroup, Group: 4}, Workers: 6,
+		Batch: 50, Seed: 5, Shuffle: true, Arrivals: &arrival.Spec{Rate: 1000}, Clock: Real, Duration: 600 * time.Millisecond,
+		Retry: 5 * time.Millisecond, Lease: 50 * time.Millisecond, Network: net}
+}
+
+// A restarted worker that starts its stream afresh and computes from its
+// own count of the batches it computed — 0, for a new process — rather
+// than from the batch its release names (bugs.restartStream; the
+// virtual ownBatch bug on goroutines): its commits echo the release, so
+// the coordinator takes them, but the worker's side of the trace names
+// batches it computed again. Check catches it (the batches a commit was
+// computed from are not those released; batches used twice).
+func TestCheckCatchesRealStreamRestart(t *testing.T) {
+	for _, bug := range []bool{false, true} {
+		synctest.Test(t, func(t *testing.T) {
+			e := realKGroupExp(t, nil)
+			e.Preempt, e.Duration = &realAggressive, time.Second
+			e.bugs.restartStream = bug
+			res, err := Run(context.Background(), e)
+			if !bug {
+				if err != nil {
+					t.Fatalf("without the bug: %v", err)
+				}
+				if res.Rejoins == 0 || res.Versions < 10 {
+					t.Fatalf("without the bug: %d rejoins, %d versions: the scenario does not exercise the bug", res.Rejoins, res.Versions)
+				}
+				return
+			}
+			var ce *consistency.CheckError
+			if !errors.As(err, &ce) {
+				t.Fatalf("with the bug: %v; want a *consistency.CheckError", err)
+			}
+			rules := map[string]bool{}
+			for _, v := range ce.Violations {
+				rules[v.Rule] = true
+			}
+			if !rules[consistency.RuleKGroup] {
+				t.Fatalf("no %q violation in %v", consistency.RuleKGroup, err)
+			}
+			t.Logf("caught: %v (%d violations)", ce.Violations[0], ce.Total)
+		})
+	}
+}
+
+// A coordinator that numbers a batch indicator by its own count of the
+// worker's batches instead of the number the indicator carries
+// (bugs.batchByCount) counts every duplicate (the link duplicates 20% of
+// the messages) as a new batch: it releases the worker for batches that
+// never arrived. The trace cannot show it — its numbering is consistent
+// with itself — so the worker's own check does: it is released for more
+// than it holds and ends the run with an error naming the batches.
+func TestWorkerRefusesBatchesNotArrived(t *testing.T) {
+	dup := func(l algorithms.Layout) (transport.Transport, error) {
+		return inproc.New(inproc.Config{Layout: l, Seed: 3, Duplicate: 0.2, Delay: time.Millisecond})
+	}
+	for _, bug := range []bool{false, true} {
+		synctest.Test(t, func(t *testing.T) {
+			e := realKGroupExp(t, dup)
+			e.bugs.batchByCount = bug
+			res, err := Run(context.Background(), e)
+			switch {
+			case !bug && err != nil:
+				t.Fatalf("without the bug: %v", err)
+			case !bug && res.Versions < 10:
+				t.Fatalf("without the bug: %d versions", res.Versions)
+			case bug && (err == nil || !strings.Contains(err.Error(), "arrived at it")):
+				t.Fatalf("with the bug: %v; want the worker's refusal of batches that never arrived", err)
+			case bug:
+				t.Logf("caught: %v", err)
+			}
+		})
+	}
+}
+
+// A worker that sends each batch indicator once (bugs.noBatchResend)
+// over a link that drops 20% of the messages: the first indicator lost
+// leaves a gap that the coordinator's model never fills (it refuses the
+// later ones, which come out of order), so the worker's stream stalls
+// for the rest of the run. Nothing inconsistent is recorded — Check
+// judges what the coordinator accepted, and a batch it never heard of
+// is, as far as the trace goes, a batch that never arrived — so this
+// liveness failure is caught by counting: the workers' announced
+// batches fall far below the N·λ·T/b their streams produced (without
+// the bug, they are within 5 standard deviations of it).
+func TestLostBatchIndicatorStalls(t *testing.T) {
+	lossy := func(l algorithms.Layout) (transport.Transport, error) {
+		return inproc.New(inproc.Config{Layout: l, Seed: 7, Drop: 0.2, Delay: time.Millisecond})
+	}
+	for _, bug := range []bool{false, true} {
+		synctest.Test(t, func(t *testing.T) {
+			e := realKGroupExp(t, lossy)
+			e.Duration = 2 * time.Second // a worker's stall lasts: the gap grows
+			e.bugs.noBatchResend = bug
+			res, err := Run(context.Background(), e)
+			if err != nil {
+				t.Fatalf("bug %v: %v (Check passes either way)", bug, err)
+			}
+			want := float64(e.Workers) * e.Arrivals.Rate * res.Duration.Seconds() / float64(e.Batch) // about 240
+			got := 0
+			for _, ws := range res.Workers {
+				got += ws.Batches
+			}
+			switch {
+			case !bug && float64(got) < want-5*math.Sqrt(want)-float64(e.Workers):
+				t.Fatalf("without the bug %d batches announced; want about %.0f", got, want)
+			case bug && float64(got) > want/2:
+				t.Fatalf("with the bug %d batches announced of about %.0f: no stall", got, want)
+			case bug:
+				t.Logf("caught: %d batches announced of about %.0f (%d versions)", got, want, res.Versions)
+			}
+		})
+	}
+}
