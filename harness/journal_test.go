@@ -94,6 +94,21 @@ func testJournalResume(t *testing.T, alg algorithms.Algorithm, crashAt int64) {
 		t.Fatal(err)
 	}
 	defer tr.Close()
+	got, _ := crashAndResume(t, e, tr, crashAt)
+	if got.Resumed != 1 || got.Versions != want.Versions || !slices.Equal(got.Theta, want.Theta) {
+		t.Fatalf("%s, crash at commit %d: resumed %d, %d versions; θ equal to the uninterrupted run's (%d versions): %v",
+			alg.Name(), crashAt, got.Resumed, got.Versions, want.Versions, slices.Equal(got.Theta, want.Theta))
+	}
+}
+
+// crashAndResume runs e with remote workers (RunWorker goroutines over
+// tr, which outlive the coordinator) and a journal: the coordinator dies
+// at its crashAt-th commit, stays down for 50 ms while the workers
+// retransmit into the void, and a new one resumes from the journal. It
+// returns the resumed run's result and the workers' (failing the test on
+// any worker's error).
+func crashAndResume(t *testing.T, e harness.Experiment, tr transport.Transport, crashAt int64) (*harness.Result, []*harness.WorkerResult) {
+	t.Helper()
 	net := &survivingNet{Transport: tr}
 	e.Remote, e.Journal = true, filepath.Join(t.TempDir(), "journal")
 	e.Network = func(algorithms.Layout) (transport.Transport, error) { return net, nil }
@@ -101,6 +116,7 @@ func testJournalResume(t *testing.T, alg algorithms.Algorithm, crashAt int64) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var wg sync.WaitGroup
+	wres := make([]*harness.WorkerResult, e.Workers)
 	werrs := make([]error, e.Workers)
 	// The first coordinator opens its endpoint before the workers start.
 	net.crash = func(n int64) bool { return n == crashAt }
@@ -114,7 +130,7 @@ func testJournalResume(t *testing.T, alg algorithms.Algorithm, crashAt int64) {
 		}
 		wg.Go(func() {
 			defer ep.Close()
-			_, werrs[i] = harness.RunWorker(ctx, e, ep, harness.WorkerOptions{ID: i})
+			wres[i], werrs[i] = harness.RunWorker(ctx, e, ep, harness.WorkerOptions{ID: i})
 		})
 	}
 	if err := <-first; !errors.Is(err, errCrash) {
@@ -137,10 +153,7 @@ func testJournalResume(t *testing.T, alg algorithms.Algorithm, crashAt int64) {
 			t.Errorf("worker %d: %v", i, err)
 		}
 	}
-	if got.Resumed != 1 || got.Versions != want.Versions || !slices.Equal(got.Theta, want.Theta) {
-		t.Fatalf("%s, crash at commit %d: resumed %d, %d versions; θ equal to the uninterrupted run's (%d versions): %v",
-			alg.Name(), crashAt, got.Resumed, got.Versions, want.Versions, slices.Equal(got.Theta, want.Theta))
-	}
+	return got, wres
 }
 
 // BenchmarkJournalBSP measures what the journal costs a BSP round on

@@ -254,21 +254,10 @@ func (w *realWorker) streamFrom(m *transport.Message) (uint64, error) {
 	// It holds the batches its stream produced, and those the join's
 	// answer counted (the producer may not have fast-forwarded yet).
 	if p := max(s.produced.Load(), s.joined.Load()); from+k > p {
-		return 0, fmt.Errorf("harness: worker %d is released for %s; only %s arrived at it",
-			w.sh.id, batchSpan(from, from+k), batchSpan(0, p))
+		return 0, fmt.Errorf("harness: worker %d is released for %d batches from batch %d; %d arrived at it",
+			w.sh.id, k, from, p)
 	}
 	return from, nil
-}
-
-// batchSpan names batches lo … hi−1.
-func batchSpan(lo, hi uint64) string {
-	switch {
-	case hi <= lo:
-		return "no batch"
-	case hi == lo+1:
-		return fmt.Sprintf("batch %d", lo)
-	}
-	return fmt.Sprintf("batches %d..%d", lo, hi-1)
 }
 
 // batchReady handles a worker's batch indicator m (handle's, from a

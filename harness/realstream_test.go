@@ -2,10 +2,7 @@ package harness_test
 
 import (
 	"context"
-	"errors"
 	"math"
-	"path/filepath"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -13,7 +10,6 @@ import (
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/consistency"
 	"github.com/syncmodels/syncmodels/harness"
-	"github.com/syncmodels/syncmodels/transport"
 	"github.com/syncmodels/syncmodels/transport/inproc"
 )
 
@@ -196,44 +192,7 @@ func TestJournalResumeKGroup(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer tr.Close()
-		net := &survivingNet{Transport: tr}
-		e.Remote, e.Journal = true, filepath.Join(t.TempDir(), "journal")
-		e.Network = func(algorithms.Layout) (transport.Transport, error) { return net, nil }
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		var wg sync.WaitGroup
-		wres := make([]*harness.WorkerResult, e.Workers)
-		werrs := make([]error, e.Workers)
-		net.crash = func(n int64) bool { return n == 20 }
-		first := make(chan error, 1)
-		go func() { _, err := harness.Run(ctx, e); first <- err }()
-		time.Sleep(time.Millisecond)
-		for i := range e.Workers {
-			ep, err := tr.Open(transport.NodeID(i))
-			if err != nil {
-				t.Fatal(err)
-			}
-			wg.Go(func() {
-				defer ep.Close()
-				wres[i], werrs[i] = harness.RunWorker(ctx, e, ep, harness.WorkerOptions{ID: i})
-			})
-		}
-		if err := <-first; !errors.Is(err, errCrash) {
-			t.Fatalf("the first coordinator ended with %v; want the crash", err)
-		}
-		time.Sleep(50 * time.Millisecond) // down for a while: the workers' streams run on
-		net.crash = nil
-		got, err := harness.Run(ctx, e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cancel()
-		wg.Wait()
-		for i, err := range werrs {
-			if err != nil {
-				t.Errorf("worker %d: %v", i, err)
-			}
-		}
+		got, wres := crashAndResume(t, e, tr, 20)
 		if got.Resumed != 1 || got.Versions < 10 {
 			t.Fatalf("resumed %d, %d versions", got.Resumed, got.Versions)
 		}
