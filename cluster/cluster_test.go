@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/syncmodels/syncmodels/arrival"
 	"github.com/syncmodels/syncmodels/cluster"
 	"github.com/syncmodels/syncmodels/consistency"
 	"github.com/syncmodels/syncmodels/harness"
@@ -76,6 +77,10 @@ func setup(t *testing.T, spec workload.Spec, sync string, workers int) (harness.
 	e := harness.Experiment{Algorithm: alg, Sync: consistency.MustParse(sync), Workers: workers, Batch: 100, Seed: 3,
 		Clock: harness.Real, Duration: 600 * time.Millisecond, Retry: 10 * time.Millisecond, Lease: 300 * time.Millisecond,
 		JoinTimeout: 20 * time.Second}
+	if e.Sync.Kind == consistency.KGroup {
+		// Streams of 2,000 points a second per worker: 20 batches of 100.
+		e.Arrivals = &arrival.Spec{Rate: 2000}
+	}
 	job, err := cluster.NewJob(spec, e, data)
 	if err != nil {
 		t.Fatal(err)
@@ -168,9 +173,10 @@ func TestGRPCMatchesGoroutines(t *testing.T) {
 	}
 }
 
-// Every sync model runs over gRPC with the checker passing (Run checks).
+// Every sync model runs over gRPC with the checker passing (Run checks);
+// K-grouping's workers run their data streams from the job's Arrivals.
 func TestEverySyncModelOverGRPC(t *testing.T) {
-	for _, sync := range []string{"bsp", "ssp:1", "asp", "quorum:3", "fsp:20ms"} {
+	for _, sync := range []string{"bsp", "ssp:1", "asp", "quorum:3", "fsp:20ms", "kgroup:4"} {
 		t.Run(sync, func(t *testing.T) {
 			leakCheck(t)
 			e, job, dir, lis := setup(t, lrSpec, sync, 4)
@@ -180,6 +186,22 @@ func TestEverySyncModelOverGRPC(t *testing.T) {
 			}
 			if rep.Versions < 3 || rep.Refused.Total() != 0 || rep.Rejected != 0 {
 				t.Fatalf("%d versions, %d streams refused, %d messages rejected", rep.Versions, rep.Refused.Total(), rep.Rejected)
+			}
+			if e.Arrivals != nil {
+				// Every update grouped K = 4 of the batches announced
+				// (Check), about N·λ·T/b = 48 of them.
+				st, err := consistency.CheckStats(rep.Trace)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var announced uint64
+				for _, u := range st.Batches {
+					announced += u.Announced
+				}
+				if announced < 24 || uint64(rep.Versions) > announced/4 || uint64(rep.Versions)+4 < announced/4 {
+					t.Fatalf("%d batches announced, %d updates of 4", announced, rep.Versions)
+				}
+				t.Logf("%d batches announced, %d updates of 4", announced, rep.Versions)
 			}
 		})
 	}
@@ -226,9 +248,11 @@ func local(t *testing.T, target, dir string) *cluster.Local {
 // Its lease expires and BSP and quorum go on without it; a new process
 // (incarnation 2) rejoins. A gradient worker rejoins and computes again;
 // a K-means worker's restart is refused (its points' statistics are in
-// the server and would count twice), and the run goes on without it. The
-// coordinator's trace passes the checker in every case, so no delta was
-// lost or applied twice.
+// the server and would count twice), and the run goes on without it.
+// Under K-grouping the new process resumes its data stream where the
+// coordinator's count of its batches stood, and computes again. The
+// coordinator's trace passes the checker in every case, so no delta (and
+// no batch) was lost or applied twice.
 func TestKillWorkerProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
@@ -236,7 +260,7 @@ func TestKillWorkerProcess(t *testing.T) {
 	for _, c := range []struct {
 		spec workload.Spec
 		sync string
-	}{{lrSpec, "bsp"}, {lrSpec, "quorum:3"}, {kmSpec, "bsp"}} {
+	}{{lrSpec, "bsp"}, {lrSpec, "quorum:3"}, {kmSpec, "bsp"}, {lrSpec, "kgroup:4"}} {
 		t.Run(c.spec.Algo+"/"+c.sync, func(t *testing.T) {
 			e, job, dir, lis := setup(t, c.spec, c.sync, 4)
 			e.Duration = 2200 * time.Millisecond
@@ -318,6 +342,27 @@ func TestKillWorkerProcess(t *testing.T) {
 			}
 			if rejoined != 1 || exits[1] != nil {
 				t.Fatalf("worker 1 rejoined %d times; the restarted worker ended with %v:\n%s", rejoined, exits[1], l.Output(1))
+			}
+			if e.Arrivals != nil {
+				// The new process resumed its stream at the coordinator's
+				// count (Check: worker 1's batch numbers go on without a
+				// gap or a repeat) and computed again.
+				var before, after, readAfter int
+				for _, r := range rep.Trace.Records {
+					switch {
+					case r.Worker != 1:
+					case r.Kind == consistency.RecBatch && r.At < leave.At:
+						before++
+					case r.Kind == consistency.RecBatch:
+						after++
+					case r.Kind == consistency.RecRead && r.At > leave.At:
+						readAfter++
+					}
+				}
+				if before == 0 || after == 0 || readAfter == 0 {
+					t.Fatalf("worker 1 announced %d batches before its leave and %d after, and was released %d times after", before, after, readAfter)
+				}
+				t.Logf("worker 1: %d batches before the kill, %d after its restart, %d releases after", before, after, readAfter)
 			}
 			t.Logf("%s: %d versions, leave at %v, %d applies in the next 300 ms, %d rejected messages", c.sync, rep.Versions, leave.At, applies, rep.Rejected)
 		})

@@ -15,7 +15,9 @@
 //
 // A Job is JSON: the workload.Spec, the sync model, the experiment's
 // settings that decide a worker's shard and behaviour (workers, batch,
-// seed, shuffle, stragglers, retry, lease), the layout, and a hash of
+// seed, shuffle, stragglers, retry, lease, and under K-grouping the data
+// streams' arrival.Spec, from which each worker runs its own stream),
+// the layout, and a hash of
 // every worker's shard (workload.ShardHash: the points' indices and
 // values). NewJob refuses what cannot run across processes yet (ISP and
 // replicas, whose filters' state is read in process; interval tuners,

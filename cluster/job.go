@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/arrival"
 	"github.com/syncmodels/syncmodels/consistency"
 	"github.com/syncmodels/syncmodels/harness"
 	"github.com/syncmodels/syncmodels/workload"
@@ -53,6 +54,11 @@ type Job struct {
 	MaxIterations int     `json:"max_iterations,omitempty"`
 	// Stragglers are the injected or natural slow workers.
 	Stragglers Stragglers `json:"stragglers"`
+	// Arrivals (K-grouping) is the data streams' arrival.Spec in its
+	// command-line form ("poisson:125", "poisson:1-250"): each worker
+	// runs its own stream from it and the seed (harness's realstream.go).
+	// Empty: no streams.
+	Arrivals string `json:"arrivals,omitempty"`
 	// Layout is the workload's layout, and ShardHashes[i] worker i's
 	// shard (workload.ShardHash): a worker refuses a job whose layout or
 	// shard it does not reproduce.
@@ -127,8 +133,16 @@ func NewJob(spec workload.Spec, e harness.Experiment, data *workload.Data) (*Job
 			Tau: Duration(e.Stragglers.Tau), Every: e.Stragglers.Every, Slowdown: e.Stragglers.Slowdown},
 		Layout: e.Algorithm.Layout(),
 	}
+	if e.Arrivals != nil {
+		j.Arrivals = e.Arrivals.String()
+	}
 	if j.Workers == 0 {
 		j.Workers = 16 // harness's default, fixed here so that the hashes match
+	}
+	if e.Arrivals != nil {
+		if err := e.Arrivals.Validate(j.Workers); err != nil {
+			return nil, fmt.Errorf("cluster: arrivals: %w: %w", err, ErrConfig)
+		}
 	}
 	parts, err := (workload.Sharding{Workers: j.Workers, Shuffle: j.Shuffle, Seed: j.Seed}).Shards(e.Algorithm.NumPoints())
 	if err != nil {
@@ -164,6 +178,14 @@ func (j *Job) Experiment(alg algorithms.Algorithm) (harness.Experiment, error) {
 	default:
 		return harness.Experiment{}, fmt.Errorf("cluster: job stragglers kind %q: want none, injected or natural: %w", j.Stragglers.Kind, ErrConfig)
 	}
+	var arrivals *arrival.Spec
+	if j.Arrivals != "" {
+		a, err := arrival.Parse(j.Arrivals)
+		if err != nil {
+			return harness.Experiment{}, fmt.Errorf("cluster: job arrivals %q: %w: %w", j.Arrivals, err, ErrConfig)
+		}
+		arrivals = &a
+	}
 	s := j.Stragglers
 	return harness.Experiment{
 		Name: j.Name, Algorithm: alg, Sync: spec, Workers: j.Workers, Batch: j.Batch, Seed: j.Seed, Shuffle: j.Shuffle,
@@ -171,6 +193,7 @@ func (j *Job) Experiment(alg algorithms.Algorithm) (harness.Experiment, error) {
 		Retry: time.Duration(j.Retry), Lease: time.Duration(j.Lease), JoinTimeout: time.Duration(j.JoinTimeout),
 		Target: j.Target, HasTarget: j.HasTarget, Stop: harness.Stop{AtTarget: j.AtTarget, MaxIterations: j.MaxIterations},
 		Stragglers: harness.Stragglers{Kind: kind, Count: s.Count, Workers: s.Workers, Tau: time.Duration(s.Tau), Every: s.Every, Slowdown: s.Slowdown},
+		Arrivals:   arrivals,
 	}, nil
 }
 
