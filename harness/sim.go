@@ -708,7 +708,7 @@ func (s *sim) done(ev *simEvent) error {
 	if s.store != nil {
 		arrive = s.storePush(ev.w, seq, r.clock, r.ver, d)
 	} else {
-		arrive = s.transmit(&s.in, s.now, commitSize(ev.w, s.e.Seed, seq, r.clock, r.ver, d), ev.w)
+		arrive = s.transmit(&s.in, s.now, commitSize(ev.w, s.e.Seed, seq, r.clock, r.ver, r.batch, d), ev.w)
 	}
 	s.push(&simEvent{t: arrive, kind: simCommit, w: ev.w, delta: d, seqNo: seq, clock: r.clock, ver: r.ver, batch: r.batch})
 	return nil

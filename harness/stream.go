@@ -172,7 +172,7 @@ func (s *sim) batchDone(ev *simEvent) {
 	}
 	j := ss.batch[w]
 	ss.batch[w]++
-	m := transport.Message{Kind: transport.Progress, From: transport.NodeID(w), To: transport.Coordinator, Job: s.e.Seed, Points: int64(ss.b), Seq: j}
+	m := transport.Message{Kind: transport.Batch, From: transport.NodeID(w), To: transport.Coordinator, Job: s.e.Seed, Batch: j}
 	s.push(&simEvent{t: s.transmit(&s.in, s.now, m.Size(), w), kind: simBatchReady, w: w, batch: j})
 	ss.next[w] = ss.st[w].Next()
 	s.push(&simEvent{t: ss.since[w] + ss.next[w] - ss.up[w], kind: simBatch, w: w, gen: ss.gen[w]})
