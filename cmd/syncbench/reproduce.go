@@ -14,6 +14,7 @@ import (
 
 // papers are the evaluations `syncbench reproduce` regenerates, by name.
 var papers = map[string]func(args []string, stdout, stderr io.Writer) int{
+	"doll":   reproduceDOLL,
 	"fsp":    reproduceFSP,
 	"mlless": reproduceMLLess,
 }
@@ -27,12 +28,12 @@ func reproduce(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprint(stdout, reproduceUsage)
 			return 0
 		}
-		fmt.Fprintf(stderr, "syncbench reproduce: name a paper (want fsp or mlless)\n%s", reproduceUsage)
+		fmt.Fprintf(stderr, "syncbench reproduce: name a paper (want doll, fsp or mlless)\n%s", reproduceUsage)
 		return 2
 	}
 	run, ok := papers[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "syncbench reproduce: unknown paper %q (want fsp or mlless)\n", args[0])
+		fmt.Fprintf(stderr, "syncbench reproduce: unknown paper %q (want doll, fsp or mlless)\n", args[0])
 		return 2
 	}
 	return run(args[1:], stdout, stderr)
@@ -41,6 +42,8 @@ func reproduce(args []string, stdout, stderr io.Writer) int {
 const reproduceUsage = `usage: syncbench reproduce PAPER [flags]
 
 papers:
+  doll  DOLL §V: the static provisioning method's cost and time (Figs. 3,
+        4), static vs adaptive vs Corollary 2's bound (Fig. 5), Table II
   fsp   FSP/Flegel (TPDS 2022) §6: runtime with and without stragglers
         (Figs. 7, 8), migration and FSPV+opt (Figs. 11, 12), semi-centralized
         coordination (Fig. 13), runtime against the barrier interval (Fig. 15)
