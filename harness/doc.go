@@ -33,6 +33,13 @@
 // batch in progress, not its sent commits, and rejoins as a fresh
 // incarnation restored from the checkpoint of its last commit.
 //
+// Data streams (Experiment.Arrivals, DOLL §III-A) feed K-grouping
+// (kgroup:K) on both clocks: in virtual time as simulator events
+// (stream.go), in real time as each worker's producer goroutine
+// announcing its batches to the coordinator (realstream.go), goroutine
+// and remote workers alike; a restarted worker resumes its stream at
+// the coordinator's count of its batches.
+//
 // Every run records a consistency.Trace and Run returns an error if
 // consistency.Check finds the model's guarantee broken. The objective is
 // sampled every EvalEvery (snapshots of θ) and evaluated after the run,
