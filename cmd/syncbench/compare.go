@@ -371,8 +371,6 @@ func (f *compareFlags) experiment(alg algorithms.Algorithm, spec consistency.Spe
 // checkKGroup checks the flags a kgroup:K run needs and reads -arrivals.
 func (f *compareFlags) checkKGroup(p plan) error {
 	switch {
-	case f.clockKind != harness.Virtual:
-		return fmt.Errorf("-sync %s: data streams run on -clock virtual for now", p.name)
 	case f.batch == 0:
 		return fmt.Errorf("-sync %s: K-grouping groups batches of -batch points; want -batch ≥ 1, not 0 (a full pass)", p.name)
 	case f.indirect:

@@ -61,7 +61,6 @@ func TestCompareKGroupRefused(t *testing.T) {
 		{tinyCompare("-sync", "kgroup:4", "-arrivals", "nonsense"), "-arrivals \"nonsense\""},
 		{tinyCompare("-sync", "kgroup:4", "-arrivals", "poisson:1,2"), "-arrivals \"poisson:1,2\""},
 		{tinyCompare("-sync", "kgroup:0"), "-sync \"kgroup:0\""},
-		{tinyCompare("-sync", "kgroup:4", "-clock", "real"), "-clock virtual"},
 		{tinyCompare("-sync", "kgroup:4", "-availability", "0.5", "-preemptible", "99"), "-preemptible 99"},
 	} {
 		code, _, errs := runCmd(t, tc.args...)
