@@ -118,10 +118,10 @@ const (
 // error naming a negative field.
 func (l Limits) WithDefaults() (Limits, error) {
 	if l.MaxValue < 0 {
-		return l, fmt.Errorf("exchange: Limits.MaxValue %d is negative", l.MaxValue)
+		return l, fmt.Errorf("exchange: Limits.MaxValue %d is negative: %w", l.MaxValue, ErrInvalid)
 	}
 	if l.MaxNotes < 0 {
-		return l, fmt.Errorf("exchange: Limits.MaxNotes %d is negative", l.MaxNotes)
+		return l, fmt.Errorf("exchange: Limits.MaxNotes %d is negative: %w", l.MaxNotes, ErrInvalid)
 	}
 	if l.MaxValue == 0 {
 		l.MaxValue = DefaultMaxValue
