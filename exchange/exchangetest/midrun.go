@@ -17,6 +17,7 @@ import (
 // midRun is one peer's account of a run.
 type midRun struct {
 	applied []exchange.UpdateID         // the updates it applied, in order
+	down    int                         // calls that found the store unavailable
 	losses  []*exchange.LostError       // the losses it was told of
 	final   map[transport.NodeID]uint64 // each other peer's latest Seq at the end
 	err     error
@@ -30,8 +31,12 @@ type midRun struct {
 // run, with the other peers blocked at a barrier. Every peer must be told
 // of the loss, with what it lost named; recover; finish every round; and
 // never apply an update twice.
-func (s suite) restartMidRun(t *testing.T) {
-	b := s.newBackend(t)
+func (s suite) restartMidRun(t *testing.T) { RestartMidRun(t, s.newBackend(t)) }
+
+// RestartMidRun is the suite's RestartMidRun test on backend b, for
+// implementations that restart in more than one way (killed and restarted
+// at once, or down for a while first).
+func RestartMidRun(t *testing.T, b Backend) {
 	const peers, rounds, restartAt = 3, 12, 6
 	ctx, cancel := context.WithTimeout(t.Context(), 4*wake)
 	defer cancel()
@@ -103,7 +108,7 @@ func (s suite) restartMidRun(t *testing.T) {
 		}
 		epochs = append(epochs, ps[i].Store().Epoch())
 		duplicates += int(ps[i].Stats().Duplicates)
-		t.Logf("%v: applied %d updates, told of %d loss(es), first: %v", me, len(run.applied), len(run.losses), run.losses)
+		t.Logf("%v: applied %d updates, %d calls found the store down, told of %d loss(es): %v", me, len(run.applied), run.down, len(run.losses), run.losses)
 	}
 	if len(epochs) == peers && (epochs[0] == old || len(slices.Compact(slices.Clone(epochs))) != 1) {
 		t.Errorf("epochs at the end %v (was %s); want one new epoch", epochs, old)
@@ -128,6 +133,7 @@ func runPeer(ctx context.Context, p *exchange.Peer, peers int, rounds uint64, pa
 					return fmt.Errorf("%s: %w", what, err)
 				}
 			case errors.Is(err, exchange.ErrUnavailable) && ctx.Err() == nil:
+				run.down++
 				time.Sleep(5 * time.Millisecond)
 			default:
 				return fmt.Errorf("%s: %w", what, err)

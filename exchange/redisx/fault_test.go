@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/syncmodels/syncmodels/exchange"
+	"github.com/syncmodels/syncmodels/exchange/exchangetest"
 	"github.com/syncmodels/syncmodels/exchange/redisx"
 	"github.com/syncmodels/syncmodels/exchange/redisx/redistest"
 )
@@ -117,4 +118,33 @@ func TestOpenErrors(t *testing.T) {
 	if !errors.Is(err, exchange.ErrUnavailable) {
 		t.Errorf("Open of a closed port = %v; want ErrUnavailable", err)
 	}
+}
+
+// downBackend is a redis-server that, on Restart, is killed, stays down
+// for a while — the peers' calls fail with ErrUnavailable and are retried
+// — and comes back empty. Its clients give up quickly while it is down.
+type downBackend struct{ srv *redistest.Server }
+
+func (b downBackend) Open(t *testing.T, ns string, l exchange.Limits) exchange.Store {
+	t.Helper()
+	s, err := redisx.Open(t.Context(), b.srv.URL(), redisx.Config{Namespace: ns, Limits: l, Options: func(o *redis.Options) {
+		o.DialerRetries, o.MaxRetries = 1, -1
+	}})
+	if err != nil {
+		t.Fatalf("Open = %v", err)
+	}
+	return s
+}
+
+func (b downBackend) Restart(*testing.T) {
+	b.srv.Kill()
+	time.Sleep(300 * time.Millisecond)
+	b.srv.Restart()
+}
+
+// Peers in synchronous rounds; redis-server is killed in the middle,
+// stays down for 300 ms, and comes back empty: every peer is told what it
+// lost, recovers, finishes, and applies no update twice.
+func TestKillMidRun(t *testing.T) {
+	exchangetest.RestartMidRun(t, downBackend{redistest.Start(t)})
 }
