@@ -1,6 +1,6 @@
 // Package harness runs synchronization-model experiments: an algorithm
 // over data shards, a sync model (package consistency), a cluster of N
-// workers with injected or natural stragglers, and a clock.
+// workers with injected, natural or tail-latency stragglers, and a clock.
 //
 // Two runtimes drive the same coordinator code and the same pure model:
 //
@@ -15,6 +15,11 @@
 //   - Real: one goroutine per worker and a coordinator goroutine that
 //     exchange messages over a transport.Transport (in-process by
 //     default), with real compute and real sleeps for stragglers.
+//
+// Tail stragglers (StragglerKind Tail, tail.go) delay each of a worker's
+// operations, a release fetched or a commit sent, by a draw from a
+// heavy-tailed distribution (package latency): slsML's storage tail
+// latency, on both clocks and remote workers, the same draws on each.
 //
 // ISP (isp:v, MLLess §4.1) runs on both clocks in MLLess's
 // parameter-space design: each worker keeps a replica and a local

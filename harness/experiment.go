@@ -12,6 +12,7 @@ import (
 	"github.com/syncmodels/syncmodels/arrival"
 	"github.com/syncmodels/syncmodels/consistency"
 	"github.com/syncmodels/syncmodels/interval"
+	"github.com/syncmodels/syncmodels/latency"
 	"github.com/syncmodels/syncmodels/preempt"
 	"github.com/syncmodels/syncmodels/scalein"
 	"github.com/syncmodels/syncmodels/transport"
@@ -70,6 +71,25 @@ const (
 	Injected
 	// Natural: the chosen workers are persistently Slowdown times slower.
 	Natural
+	// Tail: every operation of the chosen workers (by default all of
+	// them) takes an extra delay drawn from Stragglers.Delay, a
+	// heavy-tailed distribution (package latency): slsML's tail latency
+	// (§"Mitigating stragglers": reading a small file from S3 "takes an
+	// order of milliseconds", yet "such delays sometimes exceeded 60
+	// seconds", and one delayed read holds up everything that waits for
+	// it). An operation is one of a worker's exchanges with the
+	// coordinator (or, with Indirect, the store): fetching a release
+	// (its n-th release is operation 2n) and sending a commit (its n-th
+	// commit is operation 2n+1); its delay is
+	// Delay.Sample(Seed, worker, operation), the same on both clocks. In
+	// virtual time the delayed message arrives that much later, and the
+	// worker's later messages on the same link stay behind it (FIFO). On
+	// the real clock the worker sleeps before it computes a release and
+	// before it sends a commit; a stop cuts the sleep short. Goroutine
+	// and remote workers alike (RunWorker draws the same delays).
+	// WorkerStats.Delayed counts the delays, which are in neither Busy
+	// nor Wait.
+	Tail
 )
 
 func (k StragglerKind) String() string {
@@ -78,6 +98,8 @@ func (k StragglerKind) String() string {
 		return "injected"
 	case Natural:
 		return "natural"
+	case Tail:
+		return "tail"
 	}
 	return "none"
 }
@@ -87,7 +109,8 @@ func (k StragglerKind) String() string {
 type Stragglers struct {
 	Kind StragglerKind
 	// Count is how many workers straggle, chosen at random from the seed.
-	// Default 4 when Kind is set (FSP paper §6.1: 4 of 16).
+	// Default 4 when Kind is Injected or Natural (FSP paper §6.1: 4 of
+	// 16), every worker when it is Tail.
 	Count int
 	// Workers, if set, lists the stragglers instead of Count.
 	Workers []int
@@ -98,8 +121,13 @@ type Stragglers struct {
 	// Slowdown is the Natural factor (≥ 1). Default 4.
 	Slowdown float64
 	// Latency is extra one-way message latency on the stragglers' links
-	// (a congested host), either kind. Virtual clock only. Default 0.
+	// (a congested host), any kind. Virtual clock only. Default 0.
 	Latency time.Duration
+	// Delay is the Tail stragglers' per-operation delay distribution.
+	// Default (the zero Dist) latency.Default(), slsML-like: a 5 ms
+	// lognormal body and, for one operation in 10⁴, a Pareto tail from
+	// 10 s. Only with Kind Tail.
+	Delay latency.Dist
 }
 
 // CostModel gives virtual durations. Real runs ignore it.
@@ -366,8 +394,22 @@ func (e *Experiment) validate() error {
 		c.EntryCost = 2 * time.Nanosecond
 	}
 	s := &e.Stragglers
-	if s.Kind > Natural {
+	if s.Kind > Tail {
 		return fmt.Errorf("harness: straggler kind %d: %w", s.Kind, ErrConfig)
+	}
+	if s.Kind != Tail && s.Delay != (latency.Dist{}) {
+		return fmt.Errorf("harness: Stragglers.Delay %v needs Kind Tail (got %v): %w", s.Delay, s.Kind, ErrConfig)
+	}
+	if s.Kind == Tail {
+		if s.Count == 0 && s.Workers == nil {
+			s.Count = e.Workers
+		}
+		if s.Delay == (latency.Dist{}) {
+			s.Delay = latency.Default()
+		}
+		if err := s.Delay.Validate(); err != nil {
+			return configError("Stragglers.Delay", err)
+		}
 	}
 	if s.Kind != NoStragglers {
 		if s.Count == 0 && s.Workers == nil {
@@ -485,6 +527,9 @@ type WorkerStats struct {
 	Busy    time.Duration // computing, injected pauses included
 	Paused  time.Duration // injected pauses and natural slowdown
 	Wait    time.Duration // between a commit and the next release
+	// Delayed (Tail stragglers) is the time the worker's operations were
+	// delayed, within the run: not in Busy nor in Wait.
+	Delayed time.Duration
 	// Preempted counts the worker's preemptions (Experiment.Preempt);
 	// Down is the time it spent preempted (not in Wait), and Lost the
 	// compute time of the batches a preemption cut short, which were

@@ -286,7 +286,7 @@ func (s *sim) preemptWorker(w consistency.WorkerID) {
 		// The batch in progress is lost (its simDone is ignored).
 		sh.stats.Lost += max(s.now-r.start+r.owed, 0)
 	} else {
-		sh.stats.Wait += s.now - s.waitFrom[w]
+		sh.stats.Wait += s.waited(w, s.now)
 	}
 	r.active = false
 	r.gen++

@@ -152,6 +152,7 @@ type realWorker struct {
 	irq         atomic.Uint64
 	interrupted atomic.Bool
 	stopped     atomic.Bool
+	stopc       chan struct{} // closed with stopped, to cut a Tail delay short
 	wake        chan struct{} // signalled with interrupted, to cut a pause short
 	// owed is the rest of an Injected pause cut short by an interrupt;
 	// the next batch serves it first (as in the simulator).
@@ -239,7 +240,9 @@ func (w *realWorker) read(ctx context.Context) {
 			}
 			continue
 		case transport.Stop:
-			w.stopped.Store(true)
+			if !w.stopped.Swap(true) {
+				close(w.stopc)
+			}
 		}
 		select {
 		case w.in <- m:
@@ -305,6 +308,7 @@ func (w *realWorker) recv(ctx context.Context) (*transport.Message, error) {
 func (w *realWorker) run(ctx context.Context) (rerr error) {
 	rctx, stop := context.WithCancel(ctx)
 	w.in, w.errc, w.wake = make(chan *transport.Message, 256), make(chan error, 1), make(chan struct{}, 1)
+	w.stopc = make(chan struct{})
 	done := make(chan struct{}, 2)
 	go func() { defer func() { done <- struct{}{} }(); w.read(rctx) }()
 	go func() { defer func() { done <- struct{}{} }(); w.heartbeat(rctx) }()
@@ -477,7 +481,9 @@ func (w *realWorker) rejected(ctx context.Context, m *transport.Message, pending
 // timer has run since the release arrived: a pause in progress then ends
 // at once, the rest owed, as with an interrupt. A natural straggler's
 // slowdown is served after its points, so it stops its points when they
-// and their slowdown would fill the timer.
+// and their slowdown would fill the timer. A Tail straggler first sleeps
+// its release's delay and, done, its commit's (tail.go); a stop cuts
+// either short and drops the work.
 func (w *realWorker) compute(ctx context.Context, m *transport.Message) (_ *transport.Message, err error) {
 	sh, st := w.sh, w.e.Stragglers
 	w.batchT0, w.batchFrom = time.Now(), sh.stats.Points
@@ -522,6 +528,13 @@ func (w *realWorker) compute(ctx context.Context, m *transport.Message) (_ *tran
 	if w.isp != nil {
 		iw = w.isp.workers[sh.id]
 		params = iw.prepare(m.Params)
+	}
+	if d := w.e.tailDelay(sh, false); d > 0 && !w.stopped.Load() {
+		slept, err := tailSleep(ctx, d, w.stopc)
+		sh.stats.Delayed += slept
+		if err != nil {
+			return nil, err
+		}
 	}
 	t0 := time.Now()
 	var deadline time.Time // zero: no local timer
@@ -573,6 +586,15 @@ func (w *realWorker) compute(ctx context.Context, m *transport.Message) (_ *tran
 		}
 		paused += time.Since(p0)
 	}
+	var delayed time.Duration // the commit's Tail delay
+	if d := w.e.tailDelay(sh, true); d > 0 && !w.stopped.Load() {
+		slept, err := tailSleep(ctx, d, w.stopc)
+		sh.stats.Delayed += slept
+		if err != nil {
+			return nil, err
+		}
+		delayed = slept
+	}
 	if w.stopped.Load() {
 		// The run ended: what was computed is not sent, and the
 		// per-point state goes back to match what the server holds.
@@ -598,7 +620,7 @@ func (w *realWorker) compute(ctx context.Context, m *transport.Message) (_ *tran
 	if h != nil {
 		w.heldLog = append(w.heldLog, heldRecord{seq: seq, clock: m.Clock, held: h})
 	}
-	sh.stats.Busy += time.Since(t0)
+	sh.stats.Busy += time.Since(t0) - delayed
 	sh.stats.Paused += paused
 	sh.stats.Commits++
 	return &transport.Message{Kind: transport.Commit, Seq: seq,

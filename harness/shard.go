@@ -21,6 +21,8 @@ type shard struct {
 	owed time.Duration
 	// deltaLen and block give the delta layout.
 	deltaLen, block int
+	// ops counts the operations of a Tail straggler (tail.go).
+	ops tailOps
 }
 
 // points returns how many points a release budget asks for.

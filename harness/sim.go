@@ -54,10 +54,11 @@ type simEvent struct {
 	seqNo  uint64
 	clock  uint64
 	ver    consistency.Version
-	gen    uint64 // simDone: the batch it ends; simMigrate: the migration epoch
-	inc    uint32 // simRelease, simInterrupt: the worker incarnation it is for
-	batch  uint64 // simBatchReady: the batch's index; simCommit: the first batch of the delta
-	win    uint64 // simMigrate: the window
+	gen    uint64        // simDone: the batch it ends; simMigrate: the migration epoch
+	inc    uint32        // simRelease, simInterrupt: the worker incarnation it is for
+	batch  uint64        // simBatchReady: the batch's index; simCommit: the first batch of the delta
+	delay  time.Duration // simRelease: its Tail delay (tail.go), in its arrival
+	win    uint64        // simMigrate: the window
 	// simRelease under indirect communication: the updates to fetch, the
 	// next one, the entries fetched so far, and whether fetching is done.
 	items   []storeItem
@@ -146,6 +147,9 @@ type sim struct {
 	pre *preemption
 	// streams is the arrival state (Experiment.Arrivals), nil without.
 	streams *streams
+	// fifo keeps each worker's messages in order under Tail stragglers,
+	// nil without (tail.go).
+	fifo *tailFIFO
 }
 
 func (s *sim) setInterval(now, eta time.Duration) error {
@@ -249,6 +253,13 @@ func (s *sim) push(ev *simEvent) {
 // transmit charges a message of size bytes on a shared link that is free
 // from *link, sent at t, and returns its arrival time.
 func (s *sim) transmit(link *time.Duration, t time.Duration, size int, w consistency.WorkerID) time.Duration {
+	return s.transmitDelayed(link, t, size, w, 0)
+}
+
+// transmitDelayed is transmit for a message that a Tail straggler's
+// operation delays by d. Under Tail stragglers every message of worker w
+// arrives after w's previous one on its direction of the link.
+func (s *sim) transmitDelayed(link *time.Duration, t time.Duration, size int, w consistency.WorkerID, d time.Duration) time.Duration {
 	start := max(t, *link)
 	*link = start + time.Duration(float64(size)/s.e.Cost.Bandwidth*1e9)
 	s.bytes += int64(size)
@@ -257,7 +268,22 @@ func (s *sim) transmit(link *time.Duration, t time.Duration, size int, w consist
 	if s.st.shards[w].straggler {
 		lat += s.e.Stragglers.Latency
 	}
-	return *link + lat
+	if s.fifo == nil {
+		return *link + lat
+	}
+	return s.fifo.arrive(w, link == &s.out, *link+lat+d)
+}
+
+// waited returns how long worker w, not computing, has waited since its
+// last commit, and ends its wait now: under Tail stragglers a commit
+// whose delay has not elapsed yet gives back the rest to WorkerStats
+// (the delay counted within the run only).
+func (s *sim) waited(w consistency.WorkerID, now time.Duration) time.Duration {
+	if from := s.waitFrom[w]; from > now {
+		s.st.shards[w].stats.Delayed -= from - now
+		s.waitFrom[w] = now
+	}
+	return now - s.waitFrom[w]
 }
 
 func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, error) {
@@ -275,6 +301,9 @@ func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, erro
 	}
 	if s.streams, err = s.newStreams(); err != nil {
 		return nil, err
+	}
+	if e.Stragglers.Kind == Tail {
+		s.fifo = &tailFIFO{in: make([]time.Duration, len(st.shards)), out: make([]time.Duration, len(st.shards))}
 	}
 	c := st.coord
 	if e.Indirect != nil {
@@ -453,7 +482,7 @@ func (s *sim) scaleIn(t time.Duration) error {
 	sh := s.st.shards[w]
 	sh.stats.Evicted, sh.stats.Left = true, t
 	if !s.runs[w].active {
-		sh.stats.Wait += t - s.waitFrom[w]
+		sh.stats.Wait += s.waited(w, t)
 	}
 	s.runs[w].active = false
 	s.later = append(s.later, effs...)
@@ -539,15 +568,19 @@ func (s *sim) deliver(t time.Duration, effs []consistency.Effect) {
 		case consistency.EfRelease:
 			s.sentAt[e.Worker] = t
 			var arrive time.Duration
+			d := s.e.tailDelay(s.st.shards[e.Worker], false)
 			if s.store != nil {
 				arrive = s.signal(t, e.Worker, transport.Message{Kind: transport.Release, From: transport.Coordinator, To: transport.NodeID(e.Worker),
 					Job: s.e.Seed, Version: uint64(e.Version), Clock: e.Clock, Budget: int64(e.Budget), Points: s.st.releasePoints(),
 					Timer: localTimer(e, s.timers)})
+				if s.fifo != nil {
+					arrive = s.fifo.arrive(e.Worker, true, arrive+d)
+				}
 			} else {
-				arrive = s.transmit(&s.out, t, releaseSize(e, s.e.Seed, s.st.coord.params, s.st.releasePoints(), localTimer(e, s.timers)), e.Worker)
+				arrive = s.transmitDelayed(&s.out, t, releaseSize(e, s.e.Seed, s.st.coord.params, s.st.releasePoints(), localTimer(e, s.timers)), e.Worker, d)
 			}
 			s.inflight[e.Worker]++
-			s.push(&simEvent{t: arrive, kind: simRelease, w: e.Worker, eff: e, params: s.st.coord.params, inc: s.incarnation(e.Worker)})
+			s.push(&simEvent{t: arrive, kind: simRelease, w: e.Worker, eff: e, params: s.st.coord.params, inc: s.incarnation(e.Worker), delay: d})
 		case consistency.EfInterrupt:
 			if s.st.tune != nil {
 				s.st.tune.interrupted(t)
@@ -607,7 +640,9 @@ func (s *sim) start(ev *simEvent) {
 		s.unconfirmed[ev.w] = 0
 	}
 	if !s.runs[ev.w].active {
-		sh.stats.Wait += s.now - s.waitFrom[ev.w]
+		// The release's own delay is the worker's, not a wait.
+		sh.stats.Wait += max(s.waited(ev.w, s.now)-ev.delay, 0)
+		sh.stats.Delayed += ev.delay
 	}
 	r := &s.runs[ev.w]
 	k := sh.points(ev.eff.Budget)
@@ -703,12 +738,19 @@ func (s *sim) done(ev *simEvent) error {
 		s.st.coord.held[consistency.DeltaID{Worker: ev.w, Seq: seq}] = held
 	}
 	s.unconfirmed[ev.w], s.sentClock[ev.w] = seq, r.clock
-	s.waitFrom[ev.w] = s.now
+	// A Tail straggler's commit is delayed: the worker waits from when
+	// its send would have completed.
+	delay := s.e.tailDelay(sh, true)
+	sh.stats.Delayed += delay
+	s.waitFrom[ev.w] = s.now + delay
 	var arrive time.Duration
 	if s.store != nil {
 		arrive = s.storePush(ev.w, seq, r.clock, r.ver, d)
+		if s.fifo != nil {
+			arrive = s.fifo.arrive(ev.w, false, arrive+delay)
+		}
 	} else {
-		arrive = s.transmit(&s.in, s.now, commitSize(ev.w, s.e.Seed, seq, r.clock, r.ver, r.batch, d), ev.w)
+		arrive = s.transmitDelayed(&s.in, s.now, commitSize(ev.w, s.e.Seed, seq, r.clock, r.ver, r.batch, d), ev.w, delay)
 	}
 	s.push(&simEvent{t: arrive, kind: simCommit, w: ev.w, delta: d, seqNo: seq, clock: r.clock, ver: r.ver, batch: r.batch})
 	return nil
@@ -737,7 +779,7 @@ func (s *sim) end() (*Result, error) {
 	c.snapshot(s.now)
 	for i, sh := range s.st.shards {
 		if !s.runs[i].active && !s.gone[i] && !s.isDown(consistency.WorkerID(i)) {
-			sh.stats.Wait += s.now - s.waitFrom[i]
+			sh.stats.Wait += s.waited(consistency.WorkerID(i), s.now)
 		}
 	}
 	res := &Result{Sync: s.e.Sync, Clock: Virtual, Duration: s.now, BytesSent: s.bytes, Messages: s.msgs}
