@@ -59,7 +59,7 @@ func Example() {
 	bad := update(2, 0)
 	bad.Delta.Vec[1] = math.NaN()
 	_, err := a.Publish(ctx, bad)
-	fmt.Println(errors.Is(err, exchange.ErrInvalid), err)
+	fmt.Println(errors.Is(err, exchange.ErrInput), err)
 
 	// The store loses everything (a Redis restarted without persistence).
 	mem.Restart()
@@ -80,7 +80,7 @@ func Example() {
 	// Output:
 	// barrier: 2 read: commit worker 0→worker 0 job=7 inc=0 seq=1 v=0 clock=1 points=1 delta=2/count=1 [0.5 0]
 	// again: <nil>
-	// true exchange: worker 0: publish to "latest/0": update seq 2: transport: commit message to worker 0: delta: algorithms: delta entry 1 is NaN: transport: malformed message: exchange: invalid argument
+	// true exchange: worker 0: publish to "latest/0": update seq 2: transport: commit message to worker 0: delta: algorithms: delta entry 1 is NaN: transport: malformed message: exchange: invalid input
 	// true exchange: worker 0: put "latest/0": store lost its data (epoch mem-1, now none); lost keys latest/0; lost updates inc 0 seq 1; lost arrivals at round/1
 	// after recovery: <nil> duplicates skipped: 2
 	// round 2: commit worker 0→worker 0 job=7 inc=0 seq=2 v=0 clock=2 points=1 delta=2/count=1 [0.25 0]

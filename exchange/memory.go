@@ -49,7 +49,7 @@ func NewMemory() *Memory {
 // to its MaxNotes.
 func (m *Memory) Open(ns string, l Limits) (*MemoryClient, error) {
 	if err := CheckName("namespace", ns); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("exchange: Memory.Open: %v: %w", err, ErrConfig)
 	}
 	l, err := l.WithDefaults()
 	if err != nil {

@@ -58,7 +58,7 @@ const (
 // withDefaults validates c and fills its defaults.
 func (c Config) withDefaults() (Config, error) {
 	bad := func(format string, args ...any) (Config, error) {
-		return c, fmt.Errorf("exchange: config: "+format+": %w", append(args, ErrInvalid)...)
+		return c, fmt.Errorf("exchange: Config: "+format+": %w", append(args, ErrConfig)...)
 	}
 	switch {
 	case !c.ID.Valid():
@@ -186,7 +186,7 @@ type reader struct {
 // New returns a peer that exchanges through s (which it does not close).
 func New(s Store, cfg Config) (*Peer, error) {
 	if s == nil {
-		return nil, fmt.Errorf("exchange: nil store: %w", ErrInvalid)
+		return nil, fmt.Errorf("exchange: New: nil store: %w", ErrConfig)
 	}
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -234,19 +234,19 @@ func (p *Peer) errorf(format string, args ...any) error {
 // copy and returns the copy and its encoding.
 func (p *Peer) encode(op, name string, m *transport.Message) (*transport.Message, []byte, error) {
 	if m == nil {
-		return nil, nil, p.errorf("%s %q: nil update: %w", op, name, ErrInvalid)
+		return nil, nil, p.errorf("%s %q: nil update: %w", op, name, ErrInput)
 	}
 	if !m.Kind.CarriesDelta() || m.Delta == nil {
-		return nil, nil, p.errorf("%s %q: a %v message without a delta is not an update (want commit or leave with a delta): %w", op, name, m.Kind, ErrInvalid)
+		return nil, nil, p.errorf("%s %q: a %v message without a delta is not an update (want commit or leave with a delta): %w", op, name, m.Kind, ErrInput)
 	}
 	mm := *m
 	mm.From, mm.Job, mm.Incarnation = p.cfg.ID, p.cfg.Job, p.cfg.Incarnation
 	if err := mm.Validate(p.cfg.Layout); err != nil {
-		return nil, nil, p.errorf("%s %q: update seq %d: %w: %w", op, name, mm.Seq, err, ErrInvalid)
+		return nil, nil, p.errorf("%s %q: update seq %d: %w: %w", op, name, mm.Seq, err, ErrInput)
 	}
 	b, err := mm.AppendBinary(nil)
 	if err != nil {
-		return nil, nil, p.errorf("%s %q: update seq %d: %w: %w", op, name, mm.Seq, err, ErrInvalid)
+		return nil, nil, p.errorf("%s %q: update seq %d: %w: %w", op, name, mm.Seq, err, ErrInput)
 	}
 	return &mm, b, nil
 }
@@ -305,7 +305,7 @@ func (p *Peer) get(ctx context.Context, key string) ([]byte, error) {
 // this incarnation; publishing the same Seq again is a retry (of an
 // update that failed with ErrUnavailable, say) and must carry the same
 // update. It returns the update's ID. Invalid updates fail with an error
-// wrapping ErrInvalid (and the transport or algorithms error that says
+// wrapping ErrInput (and the transport or algorithms error that says
 // what is wrong), and nothing is written.
 func (p *Peer) Publish(ctx context.Context, m *transport.Message) (UpdateID, error) {
 	key := SlotKey(p.cfg.ID)
@@ -319,7 +319,7 @@ func (p *Peer) Publish(ctx context.Context, m *transport.Message) (UpdateID, err
 	p.mu.Lock()
 	if l := p.latest; l != nil && l.id.newer(id) {
 		p.mu.Unlock()
-		return UpdateID{}, p.errorf("publish to %q: seq %d after seq %d was published: %w", key, id.Seq, l.id.Seq, ErrInvalid)
+		return UpdateID{}, p.errorf("publish to %q: seq %d after seq %d was published: %w", key, id.Seq, l.id.Seq, ErrInput)
 	}
 	p.mu.Unlock()
 	w := write{kind: wPublish, name: key, id: id}
@@ -540,7 +540,7 @@ func (p *Peer) Put(ctx context.Context, key string, m *transport.Message) (Updat
 		return UpdateID{}, p.errorf("%w", err)
 	}
 	if strings.HasPrefix(key, "latest/") || strings.HasPrefix(key, "blob/") || strings.HasPrefix(key, "post/") {
-		return UpdateID{}, p.errorf("put %q: keys under latest/, blob/ and post/ are the peers': %w", key, ErrInvalid)
+		return UpdateID{}, p.errorf("put %q: keys under latest/, blob/ and post/ are the peers': %w", key, ErrInput)
 	}
 	mm, b, err := p.encode("put", key, m)
 	if err != nil {
@@ -628,7 +628,7 @@ func (p *Peer) Post(ctx context.Context, topic string, m *transport.Message) (ui
 	p.mu.Lock()
 	if last, ok := p.posted[topic]; ok && last.newer(id) {
 		p.mu.Unlock()
-		return 0, p.errorf("post to %q: seq %d after seq %d was posted: %w", topic, id.Seq, last.Seq, ErrInvalid)
+		return 0, p.errorf("post to %q: seq %d after seq %d was posted: %w", topic, id.Seq, last.Seq, ErrInput)
 	}
 	p.mu.Unlock()
 	if w.blob != "" {
@@ -745,7 +745,9 @@ func (p *Peer) next(ctx context.Context, topic string, r *reader, max int) (out 
 			return nil, p.fail("next", err), false
 		}
 		for _, n := range notes {
-			p.count(0, len(n.Data))
+			p.mu.Lock()
+			p.stats.BytesRead += int64(len(n.Data)) // part of the Read's reply
+			p.mu.Unlock()
 			m, err := p.readNote(rctx, topic, n)
 			if recovered() {
 				return nil, nil, true

@@ -118,10 +118,10 @@ const (
 // error naming a negative field.
 func (l Limits) WithDefaults() (Limits, error) {
 	if l.MaxValue < 0 {
-		return l, fmt.Errorf("exchange: Limits.MaxValue %d is negative: %w", l.MaxValue, ErrInvalid)
+		return l, fmt.Errorf("exchange: Limits.MaxValue %d is negative: %w", l.MaxValue, ErrConfig)
 	}
 	if l.MaxNotes < 0 {
-		return l, fmt.Errorf("exchange: Limits.MaxNotes %d is negative: %w", l.MaxNotes, ErrInvalid)
+		return l, fmt.Errorf("exchange: Limits.MaxNotes %d is negative: %w", l.MaxNotes, ErrConfig)
 	}
 	if l.MaxValue == 0 {
 		l.MaxValue = DefaultMaxValue
@@ -148,10 +148,14 @@ var (
 	// ErrTrimmed reports notes that a topic's cap dropped before they
 	// were read.
 	ErrTrimmed = errors.New("exchange: notes trimmed")
-	// ErrInvalid reports an invalid argument: a key, set or topic name
-	// that CheckName refuses, a Read of max < 1, a Peer configuration
-	// or update that breaks its rules.
-	ErrInvalid = errors.New("exchange: invalid argument")
+	// ErrInput reports an invalid argument at run time: a key, set or
+	// topic name that CheckName refuses, a Read of max < 1, an update
+	// that breaks its rules (not a delta message, non-finite values,
+	// another layout, a Seq going back).
+	ErrInput = errors.New("exchange: invalid input")
+	// ErrConfig reports an invalid configuration (Limits, a Peer's
+	// Config, a client's options), before any work starts.
+	ErrConfig = errors.New("exchange: invalid configuration")
 	// ErrClosed reports a closed client.
 	ErrClosed = errors.New("exchange: closed")
 	// ErrUnavailable reports a store that could not be reached (a
@@ -222,10 +226,10 @@ const MaxName = 200
 // what names the argument in the error.
 func CheckName(what, s string) error {
 	if len(s) == 0 {
-		return fmt.Errorf("exchange: empty %s name: %w", what, ErrInvalid)
+		return fmt.Errorf("exchange: empty %s name: %w", what, ErrInput)
 	}
 	if len(s) > MaxName {
-		return fmt.Errorf("exchange: %s name %.20q… is %d bytes, more than %d: %w", what, s, len(s), MaxName, ErrInvalid)
+		return fmt.Errorf("exchange: %s name %.20q… is %d bytes, more than %d: %w", what, s, len(s), MaxName, ErrInput)
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -233,7 +237,7 @@ func CheckName(what, s string) error {
 		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
 		case c == '.', c == '_', c == '/', c == ':', c == '=', c == '@', c == '+', c == '-':
 		default:
-			return fmt.Errorf("exchange: %s name %q: byte %d (%q) is not a letter, digit or one of ._/:=@+-: %w", what, s, i, c, ErrInvalid)
+			return fmt.Errorf("exchange: %s name %q: byte %d (%q) is not a letter, digit or one of ._/:=@+-: %w", what, s, i, c, ErrInput)
 		}
 	}
 	return nil
@@ -245,7 +249,7 @@ func CheckRead(topic string, max int) error {
 		return err
 	}
 	if max < 1 {
-		return fmt.Errorf("exchange: read %q: max %d, want ≥ 1: %w", topic, max, ErrInvalid)
+		return fmt.Errorf("exchange: read %q: max %d, want ≥ 1: %w", topic, max, ErrInput)
 	}
 	return nil
 }

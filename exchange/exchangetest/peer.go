@@ -143,7 +143,7 @@ func (s suite) peerPublish(t *testing.T) {
 		t.Errorf("Publish of seq 5 again = %v; want a retry accepted", err)
 	}
 	_, err = wb.Publish(ctx, Update(2, 4))
-	wantErr(t, "Publish of seq 4 after seq 5", err, exchange.ErrInvalid, `"latest/2"`, "seq 4")
+	wantErr(t, "Publish of seq 4 after seq 5", err, exchange.ErrInput, `"latest/2"`, "seq 4")
 	got, err = r.Latest(ctx, 2)
 	wantUpdate(t, "Latest(2) after a refused Publish", got, err, 2, 5)
 
@@ -176,16 +176,16 @@ func (s suite) peerInvalid(t *testing.T) {
 	nan := Update(1, 2)
 	nan.Delta.Vec[7] = math.NaN()
 	_, err := w.Publish(ctx, nan)
-	wantErr(t, "Publish of a NaN", err, exchange.ErrInvalid, `"latest/1"`, "entry 7")
+	wantErr(t, "Publish of a NaN", err, exchange.ErrInput, `"latest/1"`, "entry 7")
 	if !errors.Is(err, algorithms.ErrNonFinite) {
 		t.Errorf("Publish of a NaN = %v; want it to wrap algorithms.ErrNonFinite", err)
 	}
 	inf := Update(1, 2)
 	inf.Delta.Vec[0] = math.Inf(-1)
 	_, err = w.Post(ctx, "grads", inf)
-	wantErr(t, "Post of -Inf", err, exchange.ErrInvalid, `"grads"`)
+	wantErr(t, "Post of -Inf", err, exchange.ErrInput, `"grads"`)
 	_, err = w.Put(ctx, "model", inf)
-	wantErr(t, "Put of -Inf", err, exchange.ErrInvalid, `"model"`)
+	wantErr(t, "Put of -Inf", err, exchange.ErrInput, `"model"`)
 	short := Update(1, 2)
 	short.Delta = algorithms.NewDelta(algorithms.Layout{Delta: 39})
 	_, err = w.Publish(ctx, short)
@@ -193,16 +193,16 @@ func (s suite) peerInvalid(t *testing.T) {
 	noDelta := Update(1, 2)
 	noDelta.Delta = nil
 	_, err = w.Publish(ctx, noDelta)
-	wantErr(t, "Publish without a delta", err, exchange.ErrInvalid)
+	wantErr(t, "Publish without a delta", err, exchange.ErrInput)
 	hb := &transport.Message{Kind: transport.Heartbeat, Seq: 2}
 	_, err = w.Publish(ctx, hb)
-	wantErr(t, "Publish of a heartbeat", err, exchange.ErrInvalid)
+	wantErr(t, "Publish of a heartbeat", err, exchange.ErrInput)
 	_, err = w.Publish(ctx, nil)
-	wantErr(t, "Publish(nil)", err, exchange.ErrInvalid)
+	wantErr(t, "Publish(nil)", err, exchange.ErrInput)
 	_, err = w.Put(ctx, "latest/5", Update(1, 2))
-	wantErr(t, `Put("latest/5")`, err, exchange.ErrInvalid)
+	wantErr(t, `Put("latest/5")`, err, exchange.ErrInput)
 	_, err = w.Post(ctx, "bad topic", Update(1, 2))
-	wantErr(t, `Post("bad topic")`, err, exchange.ErrInvalid)
+	wantErr(t, `Post("bad topic")`, err, exchange.ErrInput)
 
 	// Nothing was written: the slot still holds seq 1, the topic and the
 	// key are empty, and seq 2 is still free.
@@ -235,8 +235,8 @@ func (s suite) peerInvalid(t *testing.T) {
 	wantErr(t, "Latest beyond the reader's MaxValue", err, exchange.ErrTooLarge, `"latest/1"`)
 
 	// Configurations.
-	if _, err := exchange.New(nil, exchange.Config{Layout: Layout}); !errors.Is(err, exchange.ErrInvalid) {
-		t.Errorf("New(nil store) = %v; want ErrInvalid", err)
+	if _, err := exchange.New(nil, exchange.Config{Layout: Layout}); !errors.Is(err, exchange.ErrConfig) {
+		t.Errorf("New(nil store) = %v; want ErrConfig", err)
 	}
 	for _, cfg := range []exchange.Config{
 		{ID: -2, Layout: Layout},
@@ -245,8 +245,8 @@ func (s suite) peerInvalid(t *testing.T) {
 		{Layout: Layout, Retain: -1},
 		{Layout: Layout, Remember: -1},
 	} {
-		if _, err := exchange.New(r.Store(), cfg); !errors.Is(err, exchange.ErrInvalid) {
-			t.Errorf("New(%+v) = %v; want ErrInvalid", cfg, err)
+		if _, err := exchange.New(r.Store(), cfg); !errors.Is(err, exchange.ErrConfig) {
+			t.Errorf("New(%+v) = %v; want ErrConfig", cfg, err)
 		}
 	}
 }
@@ -391,7 +391,7 @@ func (s suite) peerPostNext(t *testing.T) {
 		t.Errorf("Stats = %+v; want 1 duplicate, 4 received", st)
 	}
 	_, err := w.Post(ctx, "grads", Update(1, 1))
-	wantErr(t, "Post of seq 1 after seq 2", err, exchange.ErrInvalid, `"grads"`)
+	wantErr(t, "Post of seq 1 after seq 2", err, exchange.ErrInput, `"grads"`)
 
 	// A malformed note is skipped and reported; the next is read.
 	if _, err := r.Store().Append(ctx, "grads", []byte("garbage")); err != nil {

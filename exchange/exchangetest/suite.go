@@ -37,7 +37,7 @@ const (
 //
 // The store tests check: Put, Get and Delete (copies, overwrites, empty
 // values, absent keys, a second client, namespaces kept apart); names and
-// arguments refused with ErrInvalid; size limits (ErrTooLarge, nothing
+// arguments refused with ErrInput; size limits (ErrTooLarge, nothing
 // written, the next call working); counting sets (idempotent arrivals,
 // WaitCount blocking until the count, concurrent arrivals counted
 // exactly); topics (numbering, order, max, blocking Read, the cap and
@@ -216,14 +216,14 @@ func (s suite) names(t *testing.T) {
 		_, calls["Append"] = c.Append(ctx, name, []byte("n"))
 		_, calls["Read"] = c.Read(ctx, name, 0, 1)
 		for call, err := range calls {
-			wantErr(t, fmt.Sprintf("%s(%q)", call, name), err, exchange.ErrInvalid)
+			wantErr(t, fmt.Sprintf("%s(%q)", call, name), err, exchange.ErrInput)
 		}
 	}
 	if n, err := c.Count(ctx, "set"); err != nil || n != 0 {
 		t.Errorf(`Count("set") = %d, %v after refused arrivals; want 0`, n, err)
 	}
 	_, err := c.Read(ctx, "topic", 0, 0)
-	wantErr(t, "Read(max 0)", err, exchange.ErrInvalid, `"topic"`)
+	wantErr(t, "Read(max 0)", err, exchange.ErrInput, `"topic"`)
 	must(t, "a valid name after refusals", c.Put(ctx, "Az09._/:=@+-", []byte("v")))
 }
 

@@ -97,12 +97,12 @@ func TestOpenErrors(t *testing.T) {
 		want error
 		not  string // must not appear in the error
 	}{
-		{"redis://127.0.0.1:1", redisx.Config{Namespace: "bad name"}, exchange.ErrInvalid, ""},
-		{"redis://127.0.0.1:1", redisx.Config{}, exchange.ErrInvalid, ""},
-		{"redis://127.0.0.1:1", redisx.Config{Namespace: "ns", Prefix: "a{b"}, exchange.ErrInvalid, ""},
-		{"redis://127.0.0.1:1", redisx.Config{Namespace: "ns", Poll: -1}, exchange.ErrInvalid, ""},
-		{"redis://127.0.0.1:1", redisx.Config{Namespace: "ns", Limits: exchange.Limits{MaxValue: -1}}, exchange.ErrInvalid, ""},
-		{"http://user:secret@host:1", redisx.Config{Namespace: "ns"}, exchange.ErrInvalid, "secret"},
+		{"redis://127.0.0.1:1", redisx.Config{Namespace: "bad name"}, exchange.ErrConfig, ""},
+		{"redis://127.0.0.1:1", redisx.Config{}, exchange.ErrConfig, ""},
+		{"redis://127.0.0.1:1", redisx.Config{Namespace: "ns", Prefix: "a{b"}, exchange.ErrConfig, ""},
+		{"redis://127.0.0.1:1", redisx.Config{Namespace: "ns", Poll: -1}, exchange.ErrConfig, ""},
+		{"redis://127.0.0.1:1", redisx.Config{Namespace: "ns", Limits: exchange.Limits{MaxValue: -1}}, exchange.ErrConfig, ""},
+		{"http://user:secret@host:1", redisx.Config{Namespace: "ns"}, exchange.ErrConfig, "secret"},
 	} {
 		if _, err := redisx.Open(ctx, c.url, c.cfg); !errors.Is(err, c.want) || (c.not != "" && strings.Contains(err.Error(), c.not)) {
 			t.Errorf("Open(%s, %+v) = %v; want %v", c.url, c.cfg, err, c.want)

@@ -60,7 +60,7 @@ var _ exchange.Store = (*Store)(nil)
 // the namespace's epoch, creating it if the namespace has none.
 func Open(ctx context.Context, rawURL string, cfg Config) (*Store, error) {
 	if err := exchange.CheckName("namespace", cfg.Namespace); err != nil {
-		return nil, fmt.Errorf("redisx: %w", err)
+		return nil, fmt.Errorf("redisx: Config.Namespace: %v: %w", err, exchange.ErrConfig)
 	}
 	l, err := cfg.Limits.WithDefaults()
 	if err != nil {
@@ -71,17 +71,17 @@ func Open(ctx context.Context, rawURL string, cfg Config) (*Store, error) {
 		cfg.Prefix = "syncmodels:"
 	}
 	if strings.ContainsAny(cfg.Prefix, "{}") {
-		return nil, fmt.Errorf("redisx: prefix %q has a brace (Redis Cluster's hash tags): %w", cfg.Prefix, exchange.ErrInvalid)
+		return nil, fmt.Errorf("redisx: Config.Prefix %q has a brace (Redis Cluster's hash tags): %w", cfg.Prefix, exchange.ErrConfig)
 	}
 	switch {
 	case cfg.Poll < 0:
-		return nil, fmt.Errorf("redisx: Poll %v is negative: %w", cfg.Poll, exchange.ErrInvalid)
+		return nil, fmt.Errorf("redisx: Config.Poll %v is negative: %w", cfg.Poll, exchange.ErrConfig)
 	case cfg.Poll == 0:
 		cfg.Poll = 100 * time.Millisecond
 	}
 	opts, err := redis.ParseURL(rawURL)
 	if err != nil {
-		return nil, fmt.Errorf("redisx: URL %q: %v: %w", redacted(rawURL), err, exchange.ErrInvalid)
+		return nil, fmt.Errorf("redisx: URL %q: %v: %w", redacted(rawURL), err, exchange.ErrConfig)
 	}
 	opts.ContextTimeoutEnabled = true
 	if cfg.Options != nil {
