@@ -81,14 +81,14 @@ const (
 	// coordinator (or, with Indirect, the store): fetching a release
 	// (its n-th release is operation 2n) and sending a commit (its n-th
 	// commit is operation 2n+1); its delay is
-	// Delay.Sample(Seed, worker, operation), the same on both clocks. In
-	// virtual time the delayed message arrives that much later, and the
-	// worker's later messages on the same link stay behind it (FIFO). On
-	// the real clock the worker sleeps before it computes a release and
-	// before it sends a commit; a stop cuts the sleep short. Goroutine
-	// and remote workers alike (RunWorker draws the same delays).
-	// WorkerStats.Delayed counts the delays, which are in neither Busy
-	// nor Wait.
+	// Delay.Sample(Seed, worker, operation), at most Duration, the same on
+	// both clocks. In virtual time the delayed message arrives that much
+	// later, and the worker's later messages on the same link stay behind
+	// it (FIFO). On the real clock the worker sleeps before it computes a
+	// release and before it sends a commit; a stop cuts the sleep short.
+	// Goroutine and remote workers alike (RunWorker draws the same
+	// delays). WorkerStats.Delayed counts the delays, which are in
+	// neither Busy nor Wait.
 	Tail
 )
 

@@ -22,7 +22,9 @@ type tailOps struct {
 
 // tailDelay returns the delay of sh's next release fetch (commit false) or
 // commit send (commit true) and counts the operation; 0 unless sh is a
-// Tail straggler.
+// Tail straggler. A delay is at most the run's Duration: a longer one
+// ends after the run all the same, and the cap keeps virtual times from
+// overflowing (a Pareto draw may reach math.MaxInt64 ns).
 func (e *Experiment) tailDelay(sh *shard, commit bool) time.Duration {
 	if e.Stragglers.Kind != Tail || !sh.straggler {
 		return 0
@@ -34,7 +36,7 @@ func (e *Experiment) tailDelay(sh *shard, commit bool) time.Duration {
 	} else {
 		sh.ops.releases++
 	}
-	return e.Stragglers.Delay.Sample(e.Seed, uint64(sh.id), op)
+	return min(e.Stragglers.Delay.Sample(e.Seed, uint64(sh.id), op), e.Duration)
 }
 
 // tailFIFO keeps each worker's messages in order on each direction of its
