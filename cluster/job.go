@@ -10,6 +10,7 @@ import (
 	"github.com/syncmodels/syncmodels/arrival"
 	"github.com/syncmodels/syncmodels/consistency"
 	"github.com/syncmodels/syncmodels/harness"
+	"github.com/syncmodels/syncmodels/latency"
 	"github.com/syncmodels/syncmodels/workload"
 )
 
@@ -52,7 +53,7 @@ type Job struct {
 	HasTarget     bool    `json:"has_target,omitempty"`
 	AtTarget      bool    `json:"at_target,omitempty"`
 	MaxIterations int     `json:"max_iterations,omitempty"`
-	// Stragglers are the injected or natural slow workers.
+	// Stragglers are the injected, natural or tail-latency slow workers.
 	Stragglers Stragglers `json:"stragglers"`
 	// Arrivals (K-grouping) is the data streams' arrival.Spec in its
 	// command-line form ("poisson:125", "poisson:1-250"): each worker
@@ -68,12 +69,15 @@ type Job struct {
 
 // Stragglers is harness.Stragglers as JSON.
 type Stragglers struct {
-	Kind     string   `json:"kind"` // "none", "injected" or "natural"
+	Kind     string   `json:"kind"` // "none", "injected", "natural" or "tail"
 	Count    int      `json:"count,omitempty"`
 	Workers  []int    `json:"workers,omitempty"`
 	Tau      Duration `json:"tau,omitempty"`
 	Every    int      `json:"every,omitempty"`
 	Slowdown float64  `json:"slowdown,omitempty"`
+	// Delay is a tail's per-operation delay distribution in
+	// latency.Parse's form; empty: harness's default.
+	Delay string `json:"delay,omitempty"`
 }
 
 // Duration is a time.Duration that reads and writes JSON as Go's
@@ -133,6 +137,9 @@ func NewJob(spec workload.Spec, e harness.Experiment, data *workload.Data) (*Job
 			Tau: Duration(e.Stragglers.Tau), Every: e.Stragglers.Every, Slowdown: e.Stragglers.Slowdown},
 		Layout: e.Algorithm.Layout(),
 	}
+	if e.Stragglers.Delay != (latency.Dist{}) {
+		j.Stragglers.Delay = e.Stragglers.Delay.String()
+	}
 	if e.Arrivals != nil {
 		j.Arrivals = e.Arrivals.String()
 	}
@@ -175,8 +182,16 @@ func (j *Job) Experiment(alg algorithms.Algorithm) (harness.Experiment, error) {
 		kind = harness.Injected
 	case "natural":
 		kind = harness.Natural
+	case "tail":
+		kind = harness.Tail
 	default:
-		return harness.Experiment{}, fmt.Errorf("cluster: job stragglers kind %q: want none, injected or natural: %w", j.Stragglers.Kind, ErrConfig)
+		return harness.Experiment{}, fmt.Errorf("cluster: job stragglers kind %q: want none, injected, natural or tail: %w", j.Stragglers.Kind, ErrConfig)
+	}
+	var delay latency.Dist
+	if j.Stragglers.Delay != "" {
+		if delay, err = latency.Parse(j.Stragglers.Delay); err != nil {
+			return harness.Experiment{}, fmt.Errorf("cluster: job stragglers delay %q: %w: %w", j.Stragglers.Delay, err, ErrConfig)
+		}
 	}
 	var arrivals *arrival.Spec
 	if j.Arrivals != "" {
@@ -192,7 +207,7 @@ func (j *Job) Experiment(alg algorithms.Algorithm) (harness.Experiment, error) {
 		Clock: harness.Real, Remote: true, Duration: time.Duration(j.Duration), EvalEvery: time.Duration(j.EvalEvery),
 		Retry: time.Duration(j.Retry), Lease: time.Duration(j.Lease), JoinTimeout: time.Duration(j.JoinTimeout),
 		Target: j.Target, HasTarget: j.HasTarget, Stop: harness.Stop{AtTarget: j.AtTarget, MaxIterations: j.MaxIterations},
-		Stragglers: harness.Stragglers{Kind: kind, Count: s.Count, Workers: s.Workers, Tau: time.Duration(s.Tau), Every: s.Every, Slowdown: s.Slowdown},
+		Stragglers: harness.Stragglers{Kind: kind, Count: s.Count, Workers: s.Workers, Tau: time.Duration(s.Tau), Every: s.Every, Slowdown: s.Slowdown, Delay: delay},
 		Arrivals:   arrivals,
 	}, nil
 }

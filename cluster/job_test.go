@@ -5,9 +5,12 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/syncmodels/syncmodels/arrival"
 	"github.com/syncmodels/syncmodels/cluster"
+	"github.com/syncmodels/syncmodels/harness"
+	"github.com/syncmodels/syncmodels/latency"
 	"github.com/syncmodels/syncmodels/workload"
 )
 
@@ -58,5 +61,45 @@ func TestJobArrivals(t *testing.T) {
 	job.Arrivals = "poisson:fast"
 	if _, err := job.Experiment(alg); !errors.Is(err, cluster.ErrConfig) || !strings.Contains(err.Error(), `"poisson:fast"`) {
 		t.Errorf("a job with arrivals %q: %v; want ErrConfig naming them", job.Arrivals, err)
+	}
+}
+
+// A job carries Tail stragglers and their delay distribution to the
+// worker processes: through JSON, Experiment gives back the same
+// latency.Dist (the zero one stays zero, harness's default on both
+// sides); a bad one is refused naming it.
+func TestJobTail(t *testing.T) {
+	e, job, _, lis := setup(t, lrSpec, "bsp", 4)
+	lis.Close()
+	spec := lrSpec.WithDefaults()
+	alg, data, err := workload.Open(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []latency.Dist{latency.Default(), {Median: time.Millisecond}, {}} {
+		e.Stragglers = harness.Stragglers{Kind: harness.Tail, Count: 2, Delay: d}
+		j, err := cluster.NewJob(spec, e, data)
+		if err != nil {
+			t.Fatalf("%v: %v", d, err)
+		}
+		b, err := json.Marshal(j)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back := &cluster.Job{}
+		if err := json.Unmarshal(b, back); err != nil {
+			t.Fatal(err)
+		}
+		got, err := back.Experiment(alg)
+		if err != nil {
+			t.Fatalf("%v: %v", d, err)
+		}
+		if s := got.Stragglers; s.Kind != harness.Tail || s.Count != 2 || s.Delay != d {
+			t.Errorf("%v: the job (%s) gives back %+v", d, b, s)
+		}
+	}
+	job.Stragglers = cluster.Stragglers{Kind: "tail", Delay: "median=5"}
+	if _, err := job.Experiment(alg); !errors.Is(err, cluster.ErrConfig) || !strings.Contains(err.Error(), `delay "median=5"`) {
+		t.Errorf("a job with delay %q: %v; want ErrConfig naming it", job.Stragglers.Delay, err)
 	}
 }
