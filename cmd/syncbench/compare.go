@@ -24,6 +24,7 @@ import (
 	"github.com/syncmodels/syncmodels/arrival"
 	"github.com/syncmodels/syncmodels/consistency"
 	"github.com/syncmodels/syncmodels/harness"
+	"github.com/syncmodels/syncmodels/latency"
 	"github.com/syncmodels/syncmodels/preempt"
 )
 
@@ -117,6 +118,11 @@ type compareFlags struct {
 	grpc          *grpcRuns
 	stragglerKind harness.StragglerKind
 	clockKind     harness.Clock
+	// tail is -tail, tailDist what it reads (tail.go); fs is the flag set
+	// registered on, to tell a -stragglers given from its default.
+	tail     string
+	tailDist latency.Dist
+	fs       *flag.FlagSet
 	// pointBytes is a data point's size on the wire (pointBytes of the
 	// loaded data), for data migration.
 	pointBytes int
@@ -129,8 +135,10 @@ func (f *compareFlags) register(fs *flag.FlagSet) {
 		seed: "data generation, θ0, sharding and which workers straggle"})
 	fs.IntVar(&f.workers, "workers", 16, "workers (one data shard each)")
 	fs.StringVar(&f.syncList, "sync", compareDefaults.syncs, fmt.Sprintf("comma-separated sync models to compare: bsp, bsp:full, ssp:S (S ≥ 0), asp, quorum:F (a fraction 0 < F ≤ 1 of the workers, rounded up), quorum:K (1 ≤ K ≤ -workers), fsp[:INTERVAL][:semi] (INTERVAL > 0, default %v), isp[:V] (MLLess significance filter, V ≥ 0, default %g), kgroup:K[:spread] (DOLL's K-grouping of streamed batches, see -arrivals); or the FSP paper's bspb, bspv (batch tuned by a pilot), fspb (binary-search interval), fspv (linear-fit interval), fspv+semi (with local timers), fspv+asyn (with data migration), fspv+opt (with local timers and data migration); MODEL+replicas runs bsp, ssp, asp or quorum in MLLess's replica design", consistency.DefaultInterval, consistency.DefaultThreshold))
-	fs.IntVar(&f.stragglers, "stragglers", 4, "how many workers straggle, drawn from -seed; 0 = none")
-	fs.StringVar(&f.kind, "straggler-kind", "injected", "injected (pause -tau after every -every points) or natural (-slowdown times slower)")
+	f.fs = fs
+	fs.IntVar(&f.stragglers, "stragglers", 4, "how many workers straggle, drawn from -seed; 0 = none (with -straggler-kind tail: every worker unless given)")
+	fs.StringVar(&f.kind, "straggler-kind", "injected", "injected (pause -tau after every -every points), natural (-slowdown times slower) or tail (each operation delayed by a draw from -tail)")
+	fs.StringVar(&f.tail, "tail", latency.Default().String(), tailUsage)
 	fs.DurationVar(&f.tau, "tau", 32*time.Millisecond, "injected straggler pause")
 	fs.IntVar(&f.every, "every", 1000, "injected stragglers pause after every this many points")
 	fs.Float64Var(&f.slowdown, "slowdown", 4, "natural straggler slowdown factor (≥ 1)")
@@ -226,8 +234,12 @@ func (f *compareFlags) check() error {
 		}
 	}
 	var err error
-	f.stragglerKind, err = pick("-straggler-kind", f.kind, choice[harness.StragglerKind]{"injected", harness.Injected}, choice[harness.StragglerKind]{"natural", harness.Natural})
+	f.stragglerKind, err = pick("-straggler-kind", f.kind, choice[harness.StragglerKind]{"injected", harness.Injected}, choice[harness.StragglerKind]{"natural", harness.Natural},
+		choice[harness.StragglerKind]{"tail", harness.Tail})
 	if err != nil {
+		return err
+	}
+	if err := f.checkTail(); err != nil {
 		return err
 	}
 	if f.stragglers == 0 {
@@ -347,6 +359,9 @@ func (f *compareFlags) experiment(alg algorithms.Algorithm, spec consistency.Spe
 	}
 	if f.stragglerKind != harness.NoStragglers {
 		e.Stragglers = harness.Stragglers{Kind: f.stragglerKind, Count: f.stragglers, Tau: f.tau, Every: f.every, Slowdown: f.slowdown}
+		if f.stragglerKind == harness.Tail {
+			e.Stragglers.Delay = f.tailDist
+		}
 	}
 	if f.indirect {
 		e.Indirect = &harness.StoreModel{RTT: f.storeRTT, Bandwidth: f.storeBW, Signal: f.signal}
@@ -655,6 +670,9 @@ func (f *compareFlags) ignored(fs *flag.FlagSet, alg algorithms.Algorithm) []str
 	}
 	if f.stragglerKind != harness.Natural {
 		no("slowdown", "without natural stragglers (-straggler-kind natural, -stragglers ≥ 1)")
+	}
+	if f.stragglerKind != harness.Tail {
+		no("tail", "without tail stragglers (-straggler-kind tail, -stragglers ≥ 1)")
 	}
 	if f.stragglers == 0 {
 		no("straggler-kind", "with -stragglers 0")

@@ -83,6 +83,9 @@ func (c *comparison) stragglerLine() string {
 			ws = append(ws, strconv.Itoa(i))
 		}
 	}
+	if f.stragglerKind == harness.Tail {
+		return c.tailLine(ws)
+	}
 	who := fmt.Sprintf("%d %s stragglers (workers %s)", f.stragglers, f.stragglerKind, strings.Join(ws, ", "))
 	if len(ws) == 1 {
 		who = fmt.Sprintf("1 %s straggler (worker %s)", f.stragglerKind, ws[0])
@@ -166,6 +169,9 @@ type scenarioJSON struct {
 	// instances when not all do.
 	Arrivals    string `json:"arrivals,omitempty"`
 	Preemptible *int   `json:"preemptible,omitempty"`
+	// Tail is the tail stragglers' delay distribution (-tail, in its
+	// form), with -straggler-kind tail only.
+	Tail string `json:"tail,omitempty"`
 }
 
 type runJSON struct {
@@ -277,6 +283,9 @@ type workerJSON struct {
 	BusyS     float64 `json:"busy_s"`
 	PausedS   float64 `json:"paused_s"`
 	WaitS     float64 `json:"wait_s"`
+	// DelayedS is the time the worker's operations were delayed by tail
+	// stragglers (-straggler-kind tail), in neither busy_s nor wait_s.
+	DelayedS float64 `json:"delayed_s,omitempty"`
 }
 
 // indirectJSON is the store model of -indirect.
@@ -319,6 +328,9 @@ func (c *comparison) json() compareJSON {
 	out.InitialObjective, out.Minimize, out.Target, out.TargetDerived = c.initial, c.minimize, number(c.target), c.derived
 	if f.stragglerKind == harness.NoStragglers {
 		out.Scenario.Stragglers = 0
+	}
+	if f.stragglerKind == harness.Tail {
+		out.Scenario.Tail = f.tailDist.String()
 	}
 	for i, s := range c.runs[0].Workers {
 		if s.Straggler {
@@ -372,7 +384,7 @@ func (c *comparison) json() compareJSON {
 		for w, s := range r.Workers {
 			rj.Workers = append(rj.Workers, workerJSON{
 				Worker: w, Straggler: s.Straggler, Points: s.Points, Passes: s.Passes, Commits: s.Commits,
-				BusyS: s.Busy.Seconds(), PausedS: s.Paused.Seconds(), WaitS: s.Wait.Seconds(),
+				BusyS: s.Busy.Seconds(), PausedS: s.Paused.Seconds(), WaitS: s.Wait.Seconds(), DelayedS: s.Delayed.Seconds(),
 			})
 		}
 		out.Runs = append(out.Runs, rj)
