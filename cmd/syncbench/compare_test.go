@@ -458,7 +458,7 @@ func TestCommands(t *testing.T) {
 		t.Errorf("help: exit %d, output %q; want both commands listed", code, out)
 	}
 	code, _, errs := runCmd(t, "frobnicate")
-	if code != 2 || !strings.Contains(errs, `unknown command "frobnicate" (want compare, train, coordinator, worker, tls, reproduce or help)`) {
+	if code != 2 || !strings.Contains(errs, `unknown command "frobnicate" (want compare, train, coordinator, worker, tls, provision, reproduce or help)`) {
 		t.Errorf("unknown command: exit %d, stderr %q", code, errs)
 	}
 	for _, cmd := range []string{"compare", "train", "coordinator", "worker", "tls"} {
