@@ -231,8 +231,9 @@ func (p *Peer) errorf(format string, args ...any) error {
 }
 
 // encode validates update m for op on name, stamps the peer's header on a
-// copy and returns the copy and its encoding.
-func (p *Peer) encode(op, name string, m *transport.Message) (*transport.Message, []byte, error) {
+// copy and returns the copy and its encoding: transport's, with the delta
+// encoded as packed if packed is not nil (PublishPacked).
+func (p *Peer) encode(op, name string, m *transport.Message, packed []byte) (*transport.Message, []byte, error) {
 	if m == nil {
 		return nil, nil, p.errorf("%s %q: nil update: %w", op, name, ErrInput)
 	}
@@ -244,7 +245,13 @@ func (p *Peer) encode(op, name string, m *transport.Message) (*transport.Message
 	if err := mm.Validate(p.cfg.Layout); err != nil {
 		return nil, nil, p.errorf("%s %q: update seq %d: %w: %w", op, name, mm.Seq, err, ErrInput)
 	}
-	b, err := mm.AppendBinary(nil)
+	var b []byte
+	var err error
+	if packed != nil {
+		b, err = mm.AppendBinaryDelta(nil, packed)
+	} else {
+		b, err = mm.AppendBinary(nil)
+	}
 	if err != nil {
 		return nil, nil, p.errorf("%s %q: update seq %d: %w: %w", op, name, mm.Seq, err, ErrInput)
 	}
@@ -308,8 +315,27 @@ func (p *Peer) get(ctx context.Context, key string) ([]byte, error) {
 // wrapping ErrInput (and the transport or algorithms error that says
 // what is wrong), and nothing is written.
 func (p *Peer) Publish(ctx context.Context, m *transport.Message) (UpdateID, error) {
+	return p.publish(ctx, m, nil)
+}
+
+// PublishPacked is Publish for a peer that compresses its updates: delta
+// is m's delta already encoded, in a form package filter writes
+// (filter.QSGDFilter.AppendMessage's packed QSGD levels: the P2P paper's
+// QSGD compression, §III-B4), and m.Delta holds the values it decodes to,
+// which readers get (transport.Message.AppendBinaryDelta checks that they
+// agree). The slot or blob holds the packed bytes, so Stats counts what
+// compression saved.
+func (p *Peer) PublishPacked(ctx context.Context, m *transport.Message, delta []byte) (UpdateID, error) {
+	if delta == nil {
+		delta = []byte{}
+	}
+	return p.publish(ctx, m, delta)
+}
+
+// publish is Publish, with the delta encoded as packed if it is not nil.
+func (p *Peer) publish(ctx context.Context, m *transport.Message, packed []byte) (UpdateID, error) {
 	key := SlotKey(p.cfg.ID)
-	mm, b, err := p.encode("publish to", key, m)
+	mm, b, err := p.encode("publish to", key, m, packed)
 	if err != nil {
 		return UpdateID{}, err
 	}
@@ -542,7 +568,7 @@ func (p *Peer) Put(ctx context.Context, key string, m *transport.Message) (Updat
 	if strings.HasPrefix(key, "latest/") || strings.HasPrefix(key, "blob/") || strings.HasPrefix(key, "post/") {
 		return UpdateID{}, p.errorf("put %q: keys under latest/, blob/ and post/ are the peers': %w", key, ErrInput)
 	}
-	mm, b, err := p.encode("put", key, m)
+	mm, b, err := p.encode("put", key, m, nil)
 	if err != nil {
 		return UpdateID{}, err
 	}
@@ -611,7 +637,7 @@ func (p *Peer) Post(ctx context.Context, topic string, m *transport.Message) (ui
 	if err := CheckName("topic", topic); err != nil {
 		return 0, p.errorf("%w", err)
 	}
-	mm, b, err := p.encode("post to", topic, m)
+	mm, b, err := p.encode("post to", topic, m, nil)
 	if err != nil {
 		return 0, err
 	}

@@ -249,6 +249,21 @@ const (
 // error wrapping ErrMalformed (a NaN or ±Inf value also wraps an
 // *algorithms.NonFiniteError), and b is returned unchanged.
 func (m *Message) AppendBinary(b []byte) ([]byte, error) {
+	start := len(b)
+	b, err := m.appendHead(b)
+	if err != nil || m.Delta == nil {
+		return b, err
+	}
+	b, err = filter.AppendDelta(b, m.Delta, filter.Float64)
+	if err != nil {
+		return b[:start], m.errorf("delta: %w", wrapMalformed(err))
+	}
+	return b, nil
+}
+
+// appendHead appends everything AppendBinary writes before the delta, or
+// returns b unchanged and the error of a rule the header breaks.
+func (m *Message) appendHead(b []byte) ([]byte, error) {
 	if err := m.checkHeader(); err != nil {
 		return b, err
 	}
@@ -257,7 +272,6 @@ func (m *Message) AppendBinary(b []byte) ([]byte, error) {
 			return b, m.errorf("%w: %w", &algorithms.NonFiniteError{What: "params", Index: i, Value: x}, ErrMalformed)
 		}
 	}
-	start := len(b)
 	b = slices.Grow(b, m.headerSize()+8*len(m.Params)+1)
 	b = append(b, FormatVersion, byte(m.Kind))
 	b = binary.AppendVarint(b, int64(m.From))
@@ -291,13 +305,6 @@ func (m *Message) AppendBinary(b []byte) ([]byte, error) {
 	}
 	if m.Batch != 0 {
 		b = binary.AppendUvarint(b, m.Batch)
-	}
-	if m.Delta == nil {
-		return b, nil
-	}
-	b, err := filter.AppendDelta(b, m.Delta, filter.Float64)
-	if err != nil {
-		return b[:start], m.errorf("delta: %w", wrapMalformed(err))
 	}
 	return b, nil
 }
