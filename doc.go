@@ -76,6 +76,10 @@
 //   - harness: runs an experiment — algorithm, shards, sync model,
 //     stragglers — in virtual time (byte-identical per seed) or on
 //     goroutines over a transport, and records what happened.
+//   - p2p: peer-to-peer training with no coordinator (P2P serverless
+//     paper, §III): replicas exchanging (QSGD-packed) gradients through an
+//     exchange store, sync or async, in virtual time over the real store;
+//     its checker; the serverless-vs-instance cost model (§V-B).
 //   - trainer: a single-process bulk-synchronous runner.
 //   - cmd/syncbench: the command line — compare sync models, train one,
 //     reproduce the FSP and MLLess evaluations.
