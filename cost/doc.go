@@ -44,6 +44,21 @@
 // [start, start + billed), the integral of the trace's piecewise-constant
 // price.
 //
+// # Requests and Lambda prices
+//
+// A serverless pipeline also pays per request. RequestPrice is a price per
+// 1,000 or per million requests (PerThousand, PerMillion); a Meter counts
+// requests per named service and bills them (RequestBill), beside a
+// Ledger's bill of the functions' lifetimes. PerGBSecond gives a
+// function's price per second from its memory, as AWS Lambda charges (CPU
+// is proportional to memory too); Serverless is such a price list and
+// AWS2018 AWS's of 2018, when slsML ("slsML: Towards elastic ML
+// infrastructure on AWS Lambda", §"Summary of experiments") found that
+// S3 request costs dominate at scale: Lambda $0.00001667 per GB-s billed
+// per 100 ms and $0.20 per million invocations, S3 $0.005 per 1,000 PUT
+// and $0.0004 per 1,000 GET, DynamoDB on-demand $1.25 and $0.25 per
+// million writes and reads, SNS $0.50 per million publishes.
+//
 // # Ledger
 //
 // A Ledger records when each resource starts and stops (Start, Stop, or

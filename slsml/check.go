@@ -7,34 +7,24 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/syncmodels/syncmodels/consistency"
 )
 
-// Violation is one broken guarantee, at the record that revealed it. Its
-// shape is package consistency's.
-type Violation struct {
-	Record int // index into Trace.Records; len(Records) for end-of-trace checks
-	Rule   string
-	Detail string
-}
-
-func (v Violation) String() string {
-	return fmt.Sprintf("record %d: %s: %s", v.Record, v.Rule, v.Detail)
-}
-
-// Root reports whether v is a root cause: a gradient lost or applied
-// twice. Such a fault breaks other rules in cascade, so CheckError lists
-// root causes first.
-func (v Violation) Root() bool { return v.Rule == RuleLost || v.Rule == RuleTwice }
+// Violation is one broken guarantee, at the record that revealed it:
+// package consistency's type, whose Root reports the root causes
+// (RuleLost, RuleTwice), which CheckError lists first.
+type Violation = consistency.Violation
 
 // Rules of Check.
 const (
 	// RuleLost: a contribution a worker wrote that some reducer neither
 	// applied nor dropped (root cause).
-	RuleLost = "lost"
+	RuleLost = consistency.RuleLost
 	// RuleTwice: a contribution a reducer applied twice, or applied and
 	// dropped, or dropped twice; a reducer that applied one iteration
 	// twice without a rollback between (root cause).
-	RuleTwice = "twice"
+	RuleTwice = consistency.RuleTwice
 	// RuleWindow: a reducer's window of the done topic does not start
 	// where its previous one ended (in the epoch), or its set and drops
 	// are not exactly the contributions written in the window, or the

@@ -1,7 +1,6 @@
 package slsml
 
 import (
-	"context"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -55,15 +54,10 @@ func smallConfig() Config {
 		Timing: Timing{Store: tails()}}
 }
 
-func runOK(t testing.TB, s exchange.Store, alg algorithms.Algorithm, cfg Config) *Result {
+func runOK(t *testing.T, s exchange.Store, alg algorithms.Algorithm, cfg Config) *Result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	res, err := Run(ctx, s, alg, cfg)
+	res, err := runFaulty(t, s, alg, cfg, faults{})
 	if err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	if err := Check(res.Trace); err != nil {
 		t.Fatalf("Check: %v", err)
 	}
 	return res
