@@ -436,11 +436,19 @@ func runDOLL(ctx context.Context, f *dollFlags, s dollScale, stderr io.Writer) (
 	}
 	p := &dollPlan{s: s, seed: f.seed, ws: dollWorkloads(s, f.seed, f.fmnist), byKey: map[string]*dollCell{}}
 	for _, w := range p.ws {
-		alg, d, err := workload.Open(w.spec)
+		wd, err := workload.Load(w.spec)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %v", w.key, oneLine(err))
 		}
-		w.alg, w.descr = alg, d.String()
+		// Fashion-MNIST's 60,000 images, all of them but with -quick.
+		d := fromWorkload(wd)
+		if f.quick {
+			d = firstPoints(d, s.points, "images")
+		}
+		if w.alg, err = workload.Build(w.spec, d.workload()); err != nil {
+			return nil, nil, fmt.Errorf("%s: %v", w.key, oneLine(err))
+		}
+		w.descr = d.describe()
 	}
 	p.plan()
 	type slot struct {

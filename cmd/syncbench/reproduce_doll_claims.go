@@ -26,13 +26,15 @@ func dollNear(x, ref float64) string {
 
 // dollGapLine explains a static mean against the model's expectation at
 // the runs' N_s (eq: "Eq. 16", or "Eq. 22" for one rate per worker) and
-// the paper's mean against Corollary 2's bound (NaN: no bound for the
-// row).
-func dollGapLine(ours, paper, expected, bound float64, eq string) string {
+// against the paper's mean: within two standard errors (se, points) of
+// ours, below Corollary 2's bound (NaN: no bound for the row), or apart
+// for a reason the paper does not give (note).
+func dollGapLine(ours, paper, expected, bound, se float64, eq, note string) string {
 	s := fmt.Sprintf("%s at the runs' N_s predicts %.1f%%; ours is %s it (%+.1f points).", eq, expected, dollNear(ours, expected), ours-expected)
 	switch {
-	case math.IsNaN(bound) || math.IsNaN(paper):
-	case paper < bound:
+	case math.Abs(paper-ours) <= 2*se:
+		s += fmt.Sprintf(" The paper's %.1f%% is within two standard errors of our mean (%.2g points).", paper, se)
+	case !math.IsNaN(bound) && paper < bound:
 		s += fmt.Sprintf(" The paper's %.1f%% is %.1f points below Corollary 2's bound (%.1f%%), which the expected ratio at Theorem 4's N_s cannot undercut when every run needs the same J updates; the paper credits its CNN needing fewer updates than Theorem 2's bound. Every run here makes exactly J updates, so that saving has no counterpart",
 			paper, bound-paper, bound)
 		if ours >= bound {
@@ -41,7 +43,15 @@ func dollGapLine(ours, paper, expected, bound float64, eq string) string {
 			s += fmt.Sprintf("; ours is %.1f points below the bound all the same (the spot price and runtimes of our runs against the model's).", bound-ours)
 		}
 	default:
-		s += fmt.Sprintf(" The paper's %.1f%% is not below Corollary 2's bound (%.1f%%).", paper, bound)
+		word := "above"
+		if paper < ours {
+			word = "below"
+		}
+		s += fmt.Sprintf(" The paper's %.1f%% is %.1f points %s ours, more than two standard errors of our mean (%.2g points)", paper, math.Abs(paper-ours), word, se)
+		if note != "" {
+			s += ": " + note
+		}
+		s += "."
 	}
 	return s
 }
@@ -124,35 +134,80 @@ func dollNoSavingLine(n, total int) string {
 	return fmt.Sprintf("%d of the %d heterogeneous static runs cost at least as much as the on-demand run of their seed, as the paper's Fig. 4 outliers did.", n, total)
 }
 
-// dollAdaptiveLine compares adaptive with static: means, the paper's,
-// the time-weighted mean N_s against static's, and the runs past θ.
-func dollAdaptiveLine(static, adaptive, nsStatic, nsAdaptive float64, over, runs int) string {
+// dollAdaptiveLine compares adaptive with static: means, the
+// time-weighted mean N_s of each, adaptive's last estimate of α against
+// the true α, and its runs past θ.
+func dollAdaptiveLine(static, adaptive, nsStatic, nsAdaptive, alphaLast, alpha float64, over, runs int) string {
 	s := fmt.Sprintf("Adaptive cost %.1f%% against static's %.1f%% (%.1f%% relative saving)", adaptive, static, 100*(static-adaptive)/static)
-	switch {
-	case adaptive < static:
+	if adaptive < static {
 		s += ", cheaper as in the paper."
-	default:
+	} else {
 		s += ", not cheaper, unlike the paper."
 	}
-	s += fmt.Sprintf(" It starts at N_s = N_tot and estimates α from the availability seen so far, which is high until the first preemptions (the mean on-off cycle is long): its time-weighted mean N_s was %.1f against static's %.1f.", nsAdaptive, nsStatic)
+	more := "more"
+	if nsAdaptive <= nsStatic {
+		more = "no more"
+	}
+	s += fmt.Sprintf(" It rented %s preemptible instances on average (time-weighted mean N_s %.1f against static's %.1f): it starts at N_s = N_tot, and its estimate of α (the preemptible instances' time available over their time rented so far) reads high before many preemptions have been seen; its last estimate averaged %.3f against α = %g.",
+		more, nsAdaptive, nsStatic, alphaLast, alpha)
 	if over > 0 {
-		s += fmt.Sprintf(" It ran past the deadline θ in %d of %d runs: §V-C re-optimises N_s for θ on running estimates, not on what the run has already lost.", over, runs)
+		s += fmt.Sprintf(" It ran past the deadline θ in %d of %d runs: §V-C re-optimises N_s for the whole job and θ on running estimates, not for the updates and time left.", over, runs)
 	} else {
 		s += fmt.Sprintf(" All %d of its runs met θ.", runs)
 	}
 	return s
 }
 
+// dollAllSpotLine compares the paper's adaptive ratios with π_s/π_o (%),
+// the ratio with every worker preemptible (Eq. 16 or 22 at N_s = N_tot,
+// Corollary 2's floor), and ours with it.
+func dollAllSpotLine(paper []float64, floor, oursLo, oursHi float64) string {
+	k := 0
+	for _, v := range paper {
+		if math.Abs(v-floor) <= 3 {
+			k++
+		}
+	}
+	s := fmt.Sprintf("With every worker preemptible the expected ratio is π_s/π_o = %.1f%% (Eq. 16 or 22 at N_s = N_tot, the floor of Corollary 2). %d of the paper's %d adaptive ratios are within 3 points of it", floor, k, len(paper))
+	if 2*k > len(paper) {
+		s += ", as if its adaptive method had kept nearly every worker preemptible"
+	}
+	if oursLo >= floor {
+		return s + fmt.Sprintf("; ours, %.1f–%.1f%%, are %.1f points or more above it.", oursLo, oursHi, oursLo-floor)
+	}
+	return s + fmt.Sprintf("; ours, %.1f–%.1f%%, reach %.1f points below it (the spot price over those runs against its mean).", oursLo, oursHi, floor-oursLo)
+}
+
+// dollKLine compares adaptive's relative saving over static across the
+// rows' K (the same arrivals): a smaller K makes a shorter run.
+func dollKLine(ks []int, theta0 []float64, saving []float64) string {
+	var parts []string
+	grows := true
+	for i := range ks {
+		parts = append(parts, fmt.Sprintf("%.1f%% at K = %d (θ0 = %.0f s)", saving[i], ks[i], theta0[i]))
+		if i > 0 && saving[i] <= saving[i-1] {
+			grows = false
+		}
+	}
+	s := "Adaptive's relative saving over static, homogeneous arrivals: " + strings.Join(parts, ", ")
+	if grows {
+		return s + ": it grows as K, and with it the run, shrinks; its first stretch at N_s = N_tot, before the estimates settle, is a larger share of a shorter run."
+	}
+	return s + ": it does not grow steadily as the run shortens."
+}
+
 // dollBoundLine counts the (setting, method) means below Corollary 2's
-// bound (Fig. 5's claim: both methods beat it).
-func dollBoundLine(below, total int) string {
+// bound (Fig. 5's claim: both methods beat it); above names the others,
+// with how far above they are.
+func dollBoundLine(below int, above []string) string {
+	total := below + len(above)
 	switch {
-	case below == total:
+	case len(above) == 0:
 		return fmt.Sprintf("All %d of Fig. 5's static and adaptive means are below Corollary 2's bound, as in the paper.", total)
 	case below == 0:
 		return fmt.Sprintf("None of Fig. 5's %d static and adaptive means is below Corollary 2's bound, where the paper's all are.", total)
 	}
-	return fmt.Sprintf("%d of Fig. 5's %d static and adaptive means are below Corollary 2's bound (the paper: all).", below, total)
+	return fmt.Sprintf("%d of Fig. 5's %d static and adaptive means are below Corollary 2's bound (the paper: all); above it: %s. The static method's expected ratio at the integer N_s* is at or above the bound (Eq. 19 is the ratio at Eq. 18's unrounded N_s).", below, total, strings.Join(above, "; "))
 }
 
 // dollLowLine compares the savings at the low price with those at the

@@ -12,14 +12,17 @@ func TestDOLLClaims(t *testing.T) {
 	checkClaims(t, []claim{
 		{"near", dollNear(80, 81.5) + " " + dollNear(76, 80) + " " + dollNear(84, 80), []string{"close to below above"}, nil},
 
-		{"paper below the bound, ours above", dollGapLine(80.4, 69.5, 80.2, 79.8, "Eq. 16"),
+		{"paper below the bound, ours above", dollGapLine(80.4, 69.5, 80.2, 79.8, 0.1, "Eq. 16", ""),
 			[]string{"Eq. 16 at the runs' N_s predicts 80.2%; ours is close to it (+0.2 points).", "The paper's 69.5% is 10.3 points below Corollary 2's bound (79.8%)", "ours is 0.6 points above the bound."},
-			[]string{"all the same"}},
-		{"paper and ours below the bound", dollGapLine(75, 69.5, 80.2, 79.8, "Eq. 16"),
+			[]string{"all the same", "standard errors"}},
+		{"paper and ours below the bound", dollGapLine(75, 69.5, 80.2, 79.8, 0.1, "Eq. 16", ""),
 			[]string{"ours is below it (-5.2 points).", "ours is 4.8 points below the bound all the same"}, []string{"above the bound"}},
-		{"paper above the bound", dollGapLine(85, 82.6, 80.2, 79.8, "Eq. 16"),
-			[]string{"ours is above it (+4.8 points).", "The paper's 82.6% is not below Corollary 2's bound (79.8%)."}, []string{"credits"}},
-		{"no bound", dollGapLine(70, 70.5, 71, nan, "Eq. 22"), []string{"Eq. 22 at the runs' N_s predicts 71.0%; ours is close to it (-1.0 points)."}, []string{"Corollary 2"}},
+		{"paper within noise", dollGapLine(70, 71.5, 70.2, 79.8, 1.4, "Eq. 22", "unused"),
+			[]string{"Eq. 22 at the runs' N_s predicts 70.2%", "The paper's 71.5% is within two standard errors of our mean (1.4 points)."}, []string{"Corollary", "unused"}},
+		{"paper above, beyond noise", dollGapLine(76.6, 81.7, 76.6, nan, 1.4, "Eq. 22", "the paper gives no rates"),
+			[]string{"The paper's 81.7% is 5.1 points above ours, more than two standard errors of our mean (1.4 points): the paper gives no rates."}, []string{"within", "Corollary"}},
+		{"paper below, not under the bound", dollGapLine(85, 82.6, 80.2, 79.8, 0.1, "Eq. 16", ""),
+			[]string{"ours is above it (+4.8 points).", "The paper's 82.6% is 2.4 points below ours, more than two standard errors"}, []string{"credits"}},
 
 		{"trend as the paper", dollTrendLine(80, 91, 82), []string{"the higher α cost less", "the longer deadline cost less", "as the paper found"}, []string{"did not", "unlike"}},
 		{"trend unlike", dollTrendLine(92, 91, 93), []string{"the higher α did not cost less (92.0%", "the longer deadline did not cost less (93.0%", "unlike the paper"}, []string{"as the paper found"}},
@@ -39,12 +42,19 @@ func TestDOLLClaims(t *testing.T) {
 		{"no outliers", dollNoSavingLine(0, 36), []string{"All 36 heterogeneous static runs cost less", "the paper saw outliers"}, nil},
 		{"outliers", dollNoSavingLine(3, 36), []string{"3 of the 36 heterogeneous static runs cost at least as much", "as the paper's Fig. 4 outliers did"}, []string{"All"}},
 
-		{"adaptive cheaper, late", dollAdaptiveLine(80, 72, 30, 50.5, 7, 12), []string{"Adaptive cost 72.0% against static's 80.0% (10.0% relative saving), cheaper as in the paper.", "time-weighted mean N_s was 50.5 against static's 30.0", "past the deadline θ in 7 of 12 runs"}, []string{"not cheaper", "met θ"}},
-		{"adaptive dearer, on time", dollAdaptiveLine(80, 85, 30, 20, 0, 12), []string{"not cheaper, unlike the paper", "All 12 of its runs met θ."}, []string{"cheaper as in", "past the deadline"}},
+		{"adaptive cheaper, late", dollAdaptiveLine(80, 72, 30, 50.5, 0.93, 0.9, 7, 12), []string{"Adaptive cost 72.0% against static's 80.0% (10.0% relative saving), cheaper as in the paper.", "It rented more preemptible instances on average (time-weighted mean N_s 50.5 against static's 30.0)", "its last estimate averaged 0.930 against α = 0.9", "past the deadline θ in 7 of 12 runs"}, []string{"not cheaper", "met θ", "no more"}},
+		{"adaptive dearer, on time", dollAdaptiveLine(80, 85, 30, 20, 0.9, 0.9, 0, 12), []string{"not cheaper, unlike the paper", "It rented no more preemptible", "All 12 of its runs met θ."}, []string{"cheaper as in", "past the deadline"}},
 
-		{"all below bound", dollBoundLine(8, 8), []string{"All 8 of Fig. 5's", "as in the paper"}, nil},
-		{"none below bound", dollBoundLine(0, 8), []string{"None of Fig. 5's 8", "where the paper's all are"}, []string{"All"}},
-		{"some below bound", dollBoundLine(3, 8), []string{"3 of Fig. 5's 8", "(the paper: all)"}, nil},
+		{"paper's adaptive at π_s/π_o", dollAllSpotLine([]float64{66.5, 56.5, 54.6, 54.6, 52.9, 57.2, 53.7}, 55.1, 65.1, 78),
+			[]string{"π_s/π_o = 55.1%", "6 of the paper's 7 adaptive ratios are within 3 points of it, as if its adaptive method had kept nearly every worker preemptible", "ours, 65.1–78.0%, are 10.0 points or more above it."}, nil},
+		{"paper's adaptive elsewhere, ours below", dollAllSpotLine([]float64{66.5, 70}, 55.1, 51.6, 78), []string{"0 of the paper's 2", "ours, 51.6–78.0%, reach 3.5 points below it"}, []string{"as if", "or more above"}},
+
+		{"K: saving grows", dollKLine([]int{20, 10, 4}, []float64{6400, 3200, 1280}, []float64{2.6, 4.9, 9.2}), []string{"2.6% at K = 20 (θ0 = 6400 s), 4.9% at K = 10 (θ0 = 3200 s), 9.2% at K = 4", "it grows as K"}, []string{"does not"}},
+		{"K: saving does not grow", dollKLine([]int{20, 10, 4}, []float64{6400, 3200, 1280}, []float64{2.6, 1.9, 9.2}), []string{"does not grow steadily"}, []string{"it grows"}},
+
+		{"all below bound", dollBoundLine(8, nil), []string{"All 8 of Fig. 5's", "as in the paper"}, nil},
+		{"none below bound", dollBoundLine(0, []string{"a", "b"}), []string{"None of Fig. 5's 2", "where the paper's all are"}, []string{"All"}},
+		{"some below bound", dollBoundLine(6, []string{"static, high 80.1% against 79.8%", "static, low"}), []string{"6 of Fig. 5's 8", "(the paper: all); above it: static, high 80.1% against 79.8%; static, low."}, nil},
 
 		{"low twice", dollLowLine(20, 41, 2.05), []string{"saved 41.0% against 20.0% at the high, 2× as much, the paper's \"twice as much\".", "2× the high price's at these traces' means."}, []string{"(the paper: twice", "does not give"}},
 		{"low 1.5×", dollLowLine(20, 30, 1.54), []string{"1.5× as much (the paper: twice as much).", "1.5× the high price's at these traces' means, and 1.5× at the paper's", "does not give the paper's twice either"}, []string{"the paper's \"twice"}},

@@ -67,6 +67,7 @@ func (r *dollReport) costTimePlot(het bool) (*plot.Plot, error) {
 	base := r.plan.baseline(cells[0])
 	series := append([]*dollCell{base}, cells...)
 	ymin, ymax := math.Inf(1), math.Inf(-1)
+	xmin, xmax := math.Inf(1), math.Inf(-1)
 	for i, c := range series {
 		st, name := dollODStyle, "on-demand"
 		if i > 0 {
@@ -88,15 +89,15 @@ func (r *dollReport) costTimePlot(het bool) (*plot.Plot, error) {
 		if err != nil {
 			return nil, err
 		}
-		ring, err := scatter(p, plotter.XYs{{X: mx, Y: s.ratio}}, color.Black, draw.RingGlyph{}, vg.Points(6.5))
-		if err != nil {
-			return nil, err
+		p.Legend.Add(fmt.Sprintf("%s: %.1f%%", name, s.ratio), runs, mean)
+		for _, xy := range xys {
+			xmin, xmax = math.Min(xmin, xy.X), math.Max(xmax, xy.X)
 		}
-		p.Legend.Add(fmt.Sprintf("%s: %.1f%%", name, s.ratio), runs, mean, ring)
 	}
 	if !het {
 		for i, ratio := range []float64{1.05, 1.10} {
 			x := r.plan.s.theta0(20).Seconds() * ratio
+			xmin, xmax = math.Min(xmin, x), math.Max(xmax, x)
 			l, err := plotter.NewLine(plotter.XYs{{X: x, Y: ymin - 5}, {X: x, Y: ymax + 25}})
 			if err != nil {
 				return nil, err
@@ -107,6 +108,8 @@ func (r *dollReport) costTimePlot(het bool) (*plot.Plot, error) {
 			p.Legend.Add(fmt.Sprintf("θ = %.2f·θ0", ratio), l)
 		}
 	}
+	pad := 0.03 * (xmax - xmin)
+	p.X.Min, p.X.Max = xmin-pad, xmax+pad
 	p.Y.Min, p.Y.Max = math.Floor(ymin-5), math.Ceil(ymax+25)
 	return p, nil
 }

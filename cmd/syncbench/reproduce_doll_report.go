@@ -71,6 +71,9 @@ type dollStats struct {
 	expected float64
 	final    float64
 	revs     float64 // adaptive revisions per run
+	// se is the standard error of ratio (sd/√n); alpha the mean of the
+	// adaptive policy's last estimates of α (NaN without revisions).
+	se, alpha float64
 }
 
 // prices returns the on-demand price and the spot trace of cell c.
@@ -101,7 +104,7 @@ func (r *dollReport) stats(c *dollCell) dollStats {
 	}
 	od := meanOf(odCosts)
 	var s dollStats
-	var rts, exp, finals, nsm, revs []float64
+	var rts, exp, finals, nsm, revs, alphas []float64
 	s.nsLo, s.nsHi = math.MaxInt, math.MinInt
 	odPrice, spot := r.prices(c)
 	for _, run := range c.runs {
@@ -110,6 +113,9 @@ func (r *dollReport) stats(c *dollCell) dollStats {
 		finals = append(finals, run.final)
 		nsm = append(nsm, run.nsMean)
 		revs = append(revs, float64(run.changes))
+		if !math.IsNaN(run.alphaLast) {
+			alphas = append(alphas, run.alphaLast)
+		}
 		s.nsLo, s.nsHi = min(s.nsLo, run.ns), max(s.nsHi, run.ns)
 		if over := run.runtime.Seconds()/run.theta.Seconds() - 1; over > 0 {
 			s.over++
@@ -127,6 +133,11 @@ func (r *dollReport) stats(c *dollCell) dollStats {
 	if len(sorted) > 1 {
 		s.sd = stat.StdDev(s.pct, nil)
 		s.runtimeSD = stat.StdDev(rts, nil)
+	}
+	s.se = s.sd / math.Sqrt(float64(len(s.pct)))
+	s.alpha = math.NaN()
+	if len(alphas) > 0 {
+		s.alpha = meanOf(alphas)
 	}
 	s.runtime = meanOf(rts)
 	s.expected = math.NaN()
@@ -219,7 +230,7 @@ func (r *dollReport) claims() {
 	for i, st := range dollSettings {
 		rows = append(rows, []string{fmt.Sprintf("Fig. 3, static, %v", st), pct(dollPaperFig3[i]),
 			fmt.Sprintf("%s (runs %.1f–%.1f%%)", pct(hom[i].ratio), hom[i].lo, hom[i].hi),
-			dollGapLine(hom[i].ratio, dollPaperFig3[i], hom[i].expected, r.bound(homS[i]), "Eq. 16")})
+			dollGapLine(hom[i].ratio, dollPaperFig3[i], hom[i].expected, r.bound(homS[i]), hom[i].se, "Eq. 16", "")})
 	}
 	ratios := func(ss []dollStats) (a, b, c float64) { return ss[0].ratio, ss[1].ratio, ss[2].ratio }
 	r1, r2, r3 := ratios(hom)
@@ -232,7 +243,8 @@ func (r *dollReport) claims() {
 	for i, st := range dollSettings {
 		rows = append(rows, []string{fmt.Sprintf("Fig. 4 (λ_n ~ U(1, 250)), static, %v", st), pct(dollPaperFig4[i]),
 			fmt.Sprintf("%s (runs %.1f–%.1f%%)", pct(het[i].ratio), het[i].lo, het[i].hi),
-			dollGapLine(het[i].ratio, dollPaperFig4[i], het[i].expected, math.NaN(), "Eq. 22") + " Eq. 22 is at each run's own rates, which the static method knows a priori."})
+			"Eq. 22 is at each run's own rates, which the static method knows a priori. " + dollGapLine(het[i].ratio, dollPaperFig4[i], het[i].expected, math.NaN(), het[i].se, "Eq. 22",
+				"the paper gives neither its runs' drawn rates nor the N_s its static method chose for them")})
 	}
 	var homR, hetR []float64
 	var sdHom, sdHet, tHom, tHet float64
@@ -262,18 +274,20 @@ func (r *dollReport) claims() {
 			name, paper = "heterogeneous", "56.5% (static 70.5%)"
 		}
 		rows = append(rows, []string{"Fig. 5, adaptive, high price, " + name, paper, fmt.Sprintf("%s (static %s)", pct(a.ratio), pct(s.ratio)),
-			dollAdaptiveLine(s.ratio, a.ratio, s.nsMean, a.nsMean, a.over, r.plan.s.runs)})
+			dollAdaptiveLine(s.ratio, a.ratio, s.nsMean, a.nsMean, a.alpha, dollSettings[0].alpha, a.over, r.plan.s.runs)})
 	}
-	below, total := 0, 0
+	below := 0
+	var above []string
 	var sav [2]float64
 	for li, low := range []bool{false, true} {
 		for _, het := range []bool{false, true} {
 			sc, ac := r.plan.fig5(r.plan.ws[0], het, low)
 			b := r.bound(sc)
 			for _, c := range []*dollCell{sc, ac} {
-				total++
-				if r.stats(c).ratio < b {
+				if v := r.stats(c).ratio; v < b {
 					below++
+				} else {
+					above = append(above, fmt.Sprintf("%s, %s price, %s %.1f%% against %.1f%%", c.policy, map[bool]string{false: "high", true: "low"}[low], map[bool]string{false: "λ = 125", true: "U(1, 250)"}[het], v, b))
 				}
 			}
 			if !het {
@@ -283,11 +297,17 @@ func (r *dollReport) claims() {
 	}
 	sc, _ := r.plan.fig5(r.plan.ws[0], false, false)
 	rows = append(rows,
-		[]string{"Fig. 5: static and adaptive beat Corollary 2's bound", "all, at both prices", fmt.Sprintf("%d of %d", below, total), dollBoundLine(below, total)},
+		[]string{"Fig. 5: static and adaptive beat Corollary 2's bound", "all, at both prices", fmt.Sprintf("%d of %d below", below, below+len(above)), dollBoundLine(below, above)},
 		[]string{"§V-B: other traces save twice as much (low price)", "twice", fmt.Sprintf("%.1f%% against %.1f%% saved", sav[1], sav[0]), dollLowLine(sav[0], sav[1], r.priceFactor(sc))},
 	)
 	st, ad, bd := r.table2Numbers()
 	rows = append(rows, []string{"Table II: adaptive below static, static generally below the bound", "every row; 4 of 4", "see Table II", dollTableLine(st, ad, bd)})
+	var paperAd []float64
+	for _, row := range r.plan.table2() {
+		paperAd = append(paperAd, row.pAdapt)
+	}
+	rows = append(rows, []string{"Table II: the adaptive method nearly halves the cost", fmt.Sprintf("%s–%s", pct(slices.Min(paperAd)), pct(slices.Max(paperAd))),
+		fmt.Sprintf("%s–%s", pct(slices.Min(ad)), pct(slices.Max(ad))), dollAllSpotLine(paperAd, r.allSpot(), slices.Min(ad), slices.Max(ad))})
 	over, runs, worst := 0, 0, 0.0
 	for _, ss := range [][]dollStats{hom, het} {
 		for _, s := range ss {
@@ -306,6 +326,13 @@ func (r *dollReport) claims() {
 func (r *dollReport) priceFactor(c *dollCell) float64 {
 	theta := time.Duration(float64(r.plan.s.theta0(c.w.k)) * c.setting.ratio)
 	return dollPriceFactor(r.f.odHigh, spotMean(r.tr.high, theta), r.f.odLow, spotMean(r.tr.low, theta))
+}
+
+// allSpot is π_s/π_o in %, at the high price's mean over the first θ
+// of the K = 20 rows.
+func (r *dollReport) allSpot() float64 {
+	theta := time.Duration(float64(r.plan.s.theta0(20)) * dollSettings[0].ratio)
+	return 100 * spotMean(r.tr.high, theta) / r.f.odHigh
 }
 
 // qualityDiff is the largest relative difference between the final
@@ -333,7 +360,7 @@ func (r *dollReport) setup() {
 		s.workers, s.k(20), s.batch, s.updates, dollRate, dollLo, dollHi)
 	r.p("θ0 = J·K·b/(N_tot·λ) = %.0f s for homogeneous arrivals (the paper's 6,400 s%s) and J·K·b/Σλ_n for heterogeneous ones (per run); the deadline is θ = (θ/θ0)·θ0. A run ends at its J-th update; its wall-clock time is the virtual time of that update.\n",
 		t0.Seconds(), map[bool]string{true: "", false: " at its scale"}[s == dollFull])
-	r.p("- **Preemptions** (§V-A, package `preempt`): each preemptible worker follows its own two-state chain sampled every 2 s with availability α and a mean on-off cycle of %v, seeded per run and worker. ", time.Duration(float64(dollMeanCycle)*s.time))
+	r.p("- **Preemptions** (§V-A, package `preempt`): each preemptible worker follows its own two-state chain sampled every 2 s with availability α and a mean on-off cycle of %.0f s, seeded per run and worker. ", dollMeanCycle.Seconds()*s.time)
 	r.p("A preempted worker receives nothing and loses the batch it was computing; the points it had received stay queued and its batches are computed when it is back (DOLL §III-A; `harness`, *Data streams*). On-demand workers are never preempted.\n")
 	r.p("- **Methods** (package `doll`): *on-demand* runs every worker on demand (the baseline); *static* rents Theorem 4's N_s (Eq. 18) before the run, or Theorem 5's for heterogeneous rates, from the nominal α and the run's actual rates (known a priori), and keeps it; *adaptive* (§V-C) starts at N_s = N_tot and re-optimises N_s at every spot price change from running estimates of the rates and of α (the time preemptible instances were available over the time they were rented). ")
 	r.p("The on-demand runs do not depend on (α, θ/θ0), so one set of %d per (workload, arrivals, price) serves every setting.\n", s.runs)
@@ -375,8 +402,8 @@ func (r *dollReport) traceLine() string {
 			last := t.Points()[t.Len()-1].At
 			src += fmt.Sprintf(", lasting %.0f s of run time at %g× (after its end the last price holds)", last.Seconds(), r.tr.speedup)
 		} else {
-			src = fmt.Sprintf("generated by `cost.GenerateSpot` from %s with seed %d: mean %.3g $/hour over its horizon (fee %.2g), a change every %v on average, volatility %.2g, reversion %.2g, with the horizon set to %.0f days, twice θ0 at %g×",
-				map[string]string{"high": "`cost.DOLLHigh()`", "low": "`cost.DOLLLow()`"}[name], r.f.seed, m.Mean, m.Fee, m.MeanHold, m.Volatility, m.Reversion, m.Horizon.Hours()/24, r.tr.speedup)
+			src = fmt.Sprintf("generated by `cost.GenerateSpot` from %s with seed %d: mean %.3g $/hour over its horizon (fee %.2g), a change every %.0f h on average (%.3g s of run), volatility %.2g, reversion %.2g, with the horizon set to %.0f days, twice θ0 at %g×",
+				map[string]string{"high": "`cost.DOLLHigh()`", "low": "`cost.DOLLLow()`"}[name], r.f.seed, m.Mean, m.Fee, m.MeanHold.Hours(), m.MeanHold.Seconds()/r.tr.speedup, m.Volatility, m.Reversion, m.Horizon.Hours()/24, r.tr.speedup)
 			if preset := (90 * 24 * time.Hour).Seconds() / r.tr.speedup; preset < theta.Seconds() {
 				src += fmt.Sprintf(" (the preset's 90 days would last only %.0f s of run, less than θ)", preset)
 			}
@@ -409,7 +436,11 @@ func (r *dollReport) fig3Section(het bool) {
 	}
 	r.p("%d runs per setting (seeds %d–%d), %s, the high spot price. On demand: mean cost $%.2f, mean runtime %.0f s (sd %.0f s).\n\n",
 		r.plan.s.runs, r.plan.seed, r.plan.seed+uint64(r.plan.s.runs)-1, r.plan.ws[0].label, meanOf(odCost), bs.runtime, bs.runtimeSD)
-	rows := [][]string{{"setting", "N_s", "θ (s)", "runtime (s), mean", "runs past θ", "cost ratio", "runs: min / median / max (%)", "Eq. 16 at N_s", "Corollary 2", "paper"}}
+	eq := "Eq. 16 at N_s"
+	if het {
+		eq = "Eq. 22 at N_s"
+	}
+	rows := [][]string{{"setting", "N_s", "θ (s)", "runtime (s), mean", "runs past θ", "cost ratio", "runs: min / median / max (%)", eq, "Corollary 2", "paper"}}
 	for i, c := range cells {
 		s := r.stats(c)
 		ns := strconv.Itoa(s.nsLo)
@@ -513,8 +544,16 @@ func (r *dollReport) table2Section() {
 	_ = adam
 	r.p("**What the workloads change.** In these runs the cost depends on N_s, α, the arrivals and the prices only: the workload enters through J(ε), the updates it needs, which is fixed here at %d for every row. %s ",
 		r.plan.s.updates, dollOptimizerLine(r.stats(sgd).ratio, r.stats(adamS).ratio, r.stats(sgd).final, r.stats(adamS).final))
-	r.p("K does matter: it sets θ0 = J·K·b/(N_tot·λ) (%.0f s at K = %d, %.0f s at K = %d), so a smaller K makes a shorter run, with fewer on-off cycles and price changes to average over and fewer revisions for the adaptive method. ",
-		r.plan.s.theta0(20).Seconds(), r.plan.s.k(20), r.plan.s.theta0(4).Seconds(), r.plan.s.k(4))
+	var ks []int
+	var th, saving []float64
+	for _, w := range []*dollWorkload{r.plan.ws[0], r.plan.ws[2], r.plan.ws[3]} {
+		sc, ac := r.plan.fig5(w, false, false)
+		s, a := r.stats(sc), r.stats(ac)
+		ks = append(ks, r.plan.s.k(w.k))
+		th = append(th, r.plan.s.theta0(w.k).Seconds())
+		saving = append(saving, 100*(s.ratio-a.ratio)/s.ratio)
+	}
+	r.p("K does matter: it sets θ0 = J·K·b/(N_tot·λ), the run's length against the on-off cycle and the price changes. %s ", dollKLine(ks, th, saving))
 	r.p("The paper's empirical savings beat Corollary 2 because its CNNs needed fewer updates than Theorem 2's convergence bound assumes; with J fixed that has no counterpart here, and the static method's expected ratio at the integer N_s* is at or above the bound.\n\n")
 }
 
@@ -525,9 +564,18 @@ func (r *dollReport) gaps() {
 	r.p("- **J is fixed.** Every run ends at its J-th update, on demand or not, so the static method's cost ratio follows Eq. 16 at Theorem 4's N_s (%s expected, %s measured for α = 0.9, θ/θ0 = 1.05) up to the noise of arrivals, preemptions and prices. The paper's means are below its own Corollary 2 bound, which it explains by its CNN needing fewer updates than the bound's Theorem 2 assumes; nothing here plays that part.\n",
 		pct(s.expected), pct(s.ratio))
 	r.p("- **Spot prices.** The paper's trace is not available; the generated one has the paper's mean but its own path (Setup). The cost ratio moves with the spot price's mean over the run; Theorem 4's N_s does not depend on the price at all.\n")
-	r.p("- **Adaptive.** §V-C leaves the estimators open: `doll` estimates α as the preemptible instances' time available over their time rented so far, which reads 1 until the first preemption. With a mean on-off cycle of %v the first preemptions come late, so the method keeps most workers preemptible for a long while, which is cheaper and slower (Fig. 5's runs past θ).\n",
-		time.Duration(float64(dollMeanCycle)*r.plan.s.time))
-	r.p("- **Workloads.** Logistic regression and K-means on synthetic data stand in for the CNNs; the bill does not depend on them (Table II). Data streams repeat the data set in a seeded order instead of making every sample unique with random transforms.\n")
+	_, ad, _ := r.table2Numbers()
+	var paperAd []float64
+	for _, row := range r.plan.table2() {
+		paperAd = append(paperAd, row.pAdapt)
+	}
+	r.p("- **Adaptive.** §V-C leaves the estimators open: `doll` starts from the nominal rates and α and then estimates α as the preemptible instances' time available over their time rented so far, λ_n as the points that reached worker n over its time up. %s\n",
+		dollAllSpotLine(paperAd, r.allSpot(), slices.Min(ad), slices.Max(ad)))
+	data := "on synthetic data"
+	if r.f.fmnist != "" {
+		data = "on synthetic data (and LR on Fashion-MNIST for the K = 4 rows)"
+	}
+	r.p("- **Workloads.** Logistic regression and K-means %s stand in for the CNNs; the bill does not depend on them (Table II). Data streams repeat the data set in a seeded order instead of making every sample unique with random transforms.\n", data)
 	if r.f.fmnist == "" {
 		r.p("- **Fashion-MNIST.** Off by default: `-fashion-mnist DIR` runs Table II's K = 4 rows on LR over Fashion-MNIST (784 features, about 80× the arithmetic of the synthetic LR per point) at the same J.\n")
 	}
@@ -536,7 +584,15 @@ func (r *dollReport) gaps() {
 
 func (r *dollReport) details() {
 	r.p("## Per-run details\n\n")
-	r.p("[doll/runs.csv](doll/runs.csv) has one line per run: workload, arrivals, price, α, θ/θ0, method, seed, N_s at the start, time-weighted mean N_s, adaptive revisions, preemptions, mean arrival rate, θ0, θ and runtime (s), cost ($), cost as %% of the on-demand mean of its cell, and the final objective.\n")
+	r.p("[doll/runs.csv](doll/runs.csv) has one line per run: workload, arrivals, price, α, θ/θ0, method, seed, N_s at the start, time-weighted mean N_s, adaptive revisions, preemptions, the adaptive method's last estimate of α, mean arrival rate, θ0, θ and runtime (s), cost ($), cost as %% of the on-demand mean of its cell, and the final objective.\n")
+}
+
+// alphaCell is the adaptive policy's last α estimate, empty without one.
+func alphaCell(a float64) string {
+	if math.IsNaN(a) {
+		return ""
+	}
+	return strconv.FormatFloat(a, 'g', 8, 64)
 }
 
 // csv writes one line per run.
@@ -547,7 +603,7 @@ func (r *dollReport) csv(path string) error {
 	}
 	w := csv.NewWriter(fh)
 	w.Write([]string{"workload", "arrivals", "price", "alpha", "deadline_ratio", "method", "seed", "ns", "ns_mean", "revisions", "preemptions",
-		"mean_rate", "theta0_s", "theta_s", "runtime_s", "cost_usd", "cost_pct_of_ondemand_mean", "final_objective"})
+		"alpha_estimate_last", "mean_rate", "theta0_s", "theta_s", "runtime_s", "cost_usd", "cost_pct_of_ondemand_mean", "final_objective"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
 	for _, c := range r.plan.cells {
 		s := r.stats(c)
@@ -557,7 +613,7 @@ func (r *dollReport) csv(path string) error {
 		}
 		for i, run := range c.runs {
 			w.Write([]string{c.w.key, c.arrivalsName(), price, f(c.setting.alpha), f(c.setting.ratio), c.policy.String(), strconv.FormatUint(run.seed, 10),
-				strconv.Itoa(run.ns), f(run.nsMean), strconv.Itoa(run.changes), strconv.Itoa(run.preempts), f(run.meanRate),
+				strconv.Itoa(run.ns), f(run.nsMean), strconv.Itoa(run.changes), strconv.Itoa(run.preempts), alphaCell(run.alphaLast), f(run.meanRate),
 				f(run.theta0.Seconds()), f(run.theta.Seconds()), f(run.runtime.Seconds()), f(run.cost), f(s.pct[i]), f(run.final)})
 		}
 	}
