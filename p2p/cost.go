@@ -16,9 +16,14 @@ import (
 // memory (§IV-D2).
 const LambdaPerGBSecond = 0.0000133334
 
-// LambdaPrice is the price of a function with memoryMB of memory.
+// LambdaPrice is the price of a function with memoryMB of memory (> 0;
+// other values price nothing): cost.PerGBSecond at LambdaPerGBSecond.
 func LambdaPrice(memoryMB int) cost.Price {
-	return cost.DollarsPerSecond(float64(memoryMB) / 1024 * LambdaPerGBSecond)
+	p, err := cost.PerGBSecond(LambdaPerGBSecond, memoryMB)
+	if err != nil {
+		return cost.DollarsPerSecond(0)
+	}
+	return p
 }
 
 // The instance prices of Tables II and III ($/s, as the paper quotes

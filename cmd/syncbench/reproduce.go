@@ -15,6 +15,7 @@ import (
 // papers are the evaluations `syncbench reproduce` regenerates, by name.
 var papers = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"doll":   reproduceDOLL,
+	"p2p":    reproduceP2P,
 	"fsp":    reproduceFSP,
 	"mlless": reproduceMLLess,
 }
