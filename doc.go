@@ -80,6 +80,11 @@
 //     paper, §III): replicas exchanging (QSGD-packed) gradients through an
 //     exchange store, sync or async, in virtual time over the real store;
 //     its checker; the serverless-vs-instance cost model (§V-B).
+//   - slsml: slsML's serverless pipeline (workers, R reducers each
+//     applying a slice of θ, a merger) through an exchange store, with
+//     its counting semaphore at a fraction of the workers, late gradients
+//     folded or dropped, in virtual time over the real store; its checker;
+//     its Lambda bill (per 100 ms, memory-proportional, per request).
 //   - trainer: a single-process bulk-synchronous runner.
 //   - cmd/syncbench: the command line — compare sync models, train one,
 //     reproduce the FSP and MLLess evaluations.
