@@ -87,7 +87,8 @@ type Bill struct {
 // iterations of W workers, R reducers and a merger, in virtual time (see
 // the package documentation). The store must be empty (a fresh
 // namespace). Run returns when θ_T is published and every function has
-// finished, or with the first error: a bad config or algorithm
+// finished, deleting the keys it wrote (untimed and free, as S3 DELETE
+// requests are), or with the first error: a bad config or algorithm
 // (ErrConfig), a malformed stored value (ErrMalformed), a store that
 // stayed unavailable (ErrStore) or failed otherwise, ctx done.
 func Run(ctx context.Context, s exchange.Store, alg algorithms.Algorithm, cfg Config) (*Result, error) {
@@ -161,6 +162,8 @@ type sim struct {
 	reducers []*reducer
 	written  map[Contribution]bool
 	order    []Contribution // contributions by first write
+	keys     []string       // keys written, for cleanup
+	putKeys  map[string]bool
 	trace    Trace
 	res      Result
 }
@@ -186,7 +189,7 @@ func run(ctx context.Context, s exchange.Store, alg algorithms.Algorithm, cfg Co
 		return nil, fmt.Errorf("slsml: Config.Workers = %d, more than %s's %d data points: %w", cfg.Workers, alg.Name(), alg.NumPoints(), ErrConfig)
 	}
 	sm := &sim{ctx: ctx, s: s, alg: alg, cfg: cfg, faults: f, layout: l, need: need(cfg.Quorum, cfg.Workers),
-		attempts: map[attemptKey]int{}, launched: map[int]bool{}, merging: map[int]bool{}, written: map[Contribution]bool{}}
+		attempts: map[attemptKey]int{}, launched: map[int]bool{}, merging: map[int]bool{}, written: map[Contribution]bool{}, putKeys: map[string]bool{}}
 	sm.mbytes = cfg.Timing.ModelBytes
 	if sm.mbytes == 0 {
 		sm.mbytes = 8 * int64(l.Params)
@@ -232,6 +235,7 @@ func run(ctx context.Context, s exchange.Store, alg algorithms.Algorithm, cfg Co
 
 	sm.publish(theta0)
 	sm.loop()
+	sm.cleanup()
 	if sm.err != nil {
 		return nil, sm.err
 	}

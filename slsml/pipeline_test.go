@@ -305,3 +305,16 @@ func TestContext(t *testing.T) {
 		t.Errorf("Run with a cancelled context = %v; want context.Canceled", err)
 	}
 }
+
+// Run leaves no model, partition or slice behind.
+func TestCleanup(t *testing.T) {
+	alg := newLogreg(t, 400, 10)
+	_, s := memStore(t)
+	cfg := smallConfig()
+	runOK(t, s, alg, cfg)
+	for _, k := range []string{modelKey(0), modelKey(cfg.Iterations), gradKey(Contribution{Iter: 1, Worker: 2}, 1), sliceKey(3, 0)} {
+		if _, err := s.Get(context.Background(), k); !errors.Is(err, exchange.ErrNotFound) {
+			t.Errorf("after the run, Get(%q) = %v; want ErrNotFound", k, err)
+		}
+	}
+}

@@ -303,6 +303,10 @@ func (s *sim) exec(o op) result {
 	case opPut:
 		s.count(svcPut, 1)
 		r.err = s.s.Put(ctx, o.name, o.value)
+		if !s.putKeys[o.name] {
+			s.putKeys[o.name] = true
+			s.keys = append(s.keys, o.name)
+		}
 	case opAppend:
 		s.count(svcPublish, 1)
 		r.seq, r.err = s.s.Append(ctx, o.name, o.value)
@@ -319,6 +323,19 @@ func (s *sim) exec(o op) result {
 		_, r.err = s.s.Recover(ctx)
 	}
 	return r
+}
+
+// cleanup deletes the keys the run wrote, best effort, untimed and not
+// metered (S3 DELETE requests are free): they are garbage once the run
+// is over, and a Redis would keep them.
+func (s *sim) cleanup() {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), s.cfg.OpTimeout)
+	defer cancel()
+	for _, k := range s.keys {
+		if err := s.s.Delete(ctx, k); err != nil {
+			return
+		}
+	}
 }
 
 // count adds n requests to a metered service.
