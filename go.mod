@@ -5,7 +5,7 @@ go 1.26.8
 require (
 	github.com/google/go-cmp v0.7.0
 	github.com/grpc-ecosystem/go-grpc-middleware/v2 v2.3.4
-	github.com/montanaflynn/stats v0.7.1
+	github.com/montanaflynn/stats v0.14.0
 	github.com/redis/go-redis/v9 v9.23.0
 	golang.org/x/net v0.60.0
 	golang.org/x/sync v0.24.0

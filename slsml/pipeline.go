@@ -23,6 +23,9 @@ type Result struct {
 	Time time.Duration
 	// End is when the last function finished (late workers run on).
 	End time.Duration
+	// Bytes is the modelled traffic to and from the store, in bytes (at
+	// Timing.ModelBytes' scale), requests retried included.
+	Bytes int64
 	// Counts counts what became of the gradients and the functions.
 	Counts Counts
 	// Bill is the run's cost.

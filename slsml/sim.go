@@ -296,6 +296,7 @@ func (s *sim) exec(o op) result {
 	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.OpTimeout)
 	defer cancel()
 	var r result
+	s.res.Bytes += o.bytes
 	switch o.kind {
 	case opGet:
 		s.count(svcGet, 1)

@@ -18,6 +18,7 @@ var papers = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"p2p":    reproduceP2P,
 	"fsp":    reproduceFSP,
 	"mlless": reproduceMLLess,
+	"slsml":  reproduceSlsML,
 }
 
 // reproduce runs `syncbench reproduce PAPER [flags]`: it reruns a paper's
