@@ -335,7 +335,9 @@ func slFlatUpTo(cs []*slsmlCell) int {
 // s3ShareOfRise is the share of S3 requests in the cost rise from the
 // sweep's first cell to its last.
 func (r *slsmlReport) s3ShareOfRise(cs []*slsmlCell) float64 {
-	part := func(c *slsmlCell, k int) float64 { return slMedian(c.of(func(x slsmlRun) float64 { return x.parts[k] })) }
+	part := func(c *slsmlCell, k int) float64 {
+		return slMedian(c.of(func(x slsmlRun) float64 { return x.parts[k] }))
+	}
 	a, b := cs[0], slLast(cs)
 	rise := slMedian(b.of(slEpochCost)) - slMedian(a.of(slEpochCost))
 	s3 := part(b, partPut) + part(b, partGet) - part(a, partPut) - part(a, partGet)
@@ -450,7 +452,9 @@ func (r *slsmlReport) gaps() {
 	r.p("- **Tail rate.** The paper gives no rate for its slow S3 requests, only that every run at large concurrency had one; `latency.Default()` takes one request in 10,000 (package latency explains the choice). A higher rate makes straggled iterations common at smaller W, a lower one rarer; the comparison barrier against semaphore holds either way, since both see the same delays.\n")
 	sem := r.plan.sweep(slsmlBatch8K, slsml.DefaultQuorum)
 	a, b := sem[0], slLast(sem)
-	part := func(c *slsmlCell, k int) float64 { return slMedian(c.of(func(x slsmlRun) float64 { return x.parts[k] })) }
+	part := func(c *slsmlCell, k int) float64 {
+		return slMedian(c.of(func(x slsmlRun) float64 { return x.parts[k] }))
+	}
 	rise := slMedian(b.of(slEpochCost)) - slMedian(a.of(slEpochCost))
 	s3 := part(b, partPut) + part(b, partGet) - part(a, partPut) - part(a, partGet)
 	fns := part(b, partWorkers) + part(b, partReducers) + part(b, partOtherFns) - part(a, partWorkers) - part(a, partReducers) - part(a, partOtherFns)
