@@ -137,6 +137,8 @@
 // package optim's): each reducer runs a whole algorithms.Server but
 // keeps only its slice. A reducer's optimizer state stays with the driver
 // between invocations, standing for what a Lambda reducer would keep in
-// the store beside its slice. Stored keys are not deleted (S3 DELETE is
-// free; a long run on Redis holds every partition).
+// the store beside its slice. Run deletes the keys it wrote (models,
+// partitions, slices) when it returns — untimed, as S3 DELETE requests are
+// free — but the counting sets and topics stay: the Store cannot delete
+// them, so a run on Redis leaves a few small ones in its namespace.
 package slsml
