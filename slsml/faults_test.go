@@ -162,3 +162,38 @@ func TestLossMemory(t *testing.T) {
 		return s, m.Restart
 	})
 }
+
+// A loss after θ_T is published, while late workers still run: nothing
+// is replayed; the pending gradients are dropped as lost.
+func TestLossAfterTheEnd(t *testing.T) {
+	alg := newLogreg(t, 400, 10)
+	cfg := straggly()
+	m, s := memStore(t)
+	h := &hookStore{Store: s, key: modelKey(cfg.Iterations), after: m.Restart}
+	res := runOK(t, h, alg, cfg)
+	if !h.fired || res.Counts.Losses != 1 || res.Counts.Lost == 0 {
+		t.Fatalf("fired %v, counts %+v; want one loss after the end and lost gradients", h.fired, res.Counts)
+	}
+	if !equalBits(res.Model, merges(res.Trace)[cfg.Iterations-1]) {
+		t.Error("the model changed after the loss")
+	}
+}
+
+// A loss right after θ0 is published: θ0 is published again and the run
+// is the one without the loss but for its timing.
+func TestLossAtTheStart(t *testing.T) {
+	alg := newLogreg(t, 400, 10)
+	cfg := smallConfig()
+	cfg.Quorum = 1
+	m, s := memStore(t)
+	h := &hookStore{Store: s, key: modelKey(0), after: m.Restart}
+	res := runOK(t, h, alg, cfg)
+	_, s2 := memStore(t)
+	want := runOK(t, s2, alg, cfg)
+	if !h.fired || res.Counts.Losses != 1 {
+		t.Fatalf("fired %v, counts %+v; want one loss", h.fired, res.Counts)
+	}
+	if !equalBits(res.Model, want.Model) {
+		t.Errorf("θ_T = %v after a loss at the start; %v without", short(res.Model), short(want.Model))
+	}
+}

@@ -236,6 +236,7 @@ func run(ctx context.Context, s exchange.Store, alg algorithms.Algorithm, cfg Co
 		Need: sm.need, Late: cfg.Late, MaxLag: cfg.MaxLag}
 	sm.res.Iterations = make([]Iteration, cfg.Iterations)
 
+	sm.theta = theta0 // what the merger republishes after a loss before θ1
 	sm.publish(theta0)
 	sm.loop()
 	sm.cleanup()
@@ -675,6 +676,12 @@ func (s *sim) lose() {
 	}
 	clear(s.launched)
 	clear(s.merging)
+	if s.finished {
+		// θ_T is published (and held by the merger): nothing to replay,
+		// the late workers' gradients were lost (above) or die with
+		// their invocations.
+		return
+	}
 	t := s.cur
 	s.invoke(fnMerger, 0, t, func(c *call) {
 		s.do(c, []op{{kind: opRecover}}, func([]result) {
