@@ -66,7 +66,8 @@ func (s p2pStat) fmt(f func(float64) string) string {
 	return fmt.Sprintf("%s [%s, %s]", f(s.median), f(s.lo), f(s.hi))
 }
 
-func fmtPct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
+func fmtPct(x float64) string  { return fmt.Sprintf("%.1f%%", 100*x) }
+func fmtPct2(x float64) string { return fmt.Sprintf("%.2f%%", 100*x) }
 func fmtSec(x float64) string {
 	if x < 10 {
 		return fmt.Sprintf("%.2f s", x)
@@ -199,7 +200,7 @@ func (r *p2pReport) claims() {
 		{"Fig. 4: communication grows much more for VGG11 than MobileNet", "yes", fmt.Sprintf("+%s for VGG11, +%s for MobileNet V3 Small", fmtSec(comm(c12)-comm(c4)), fmtSec(comm(m12)-comm(m4))), "gradient sizes 532 MB and 10 MB (float32)"},
 		{"Fig. 5: QSGD cuts communication time", "\"significant reduction\"", fmt.Sprintf("%.1f× fewer bytes, %.1f× less communication time (4 peers, VGG11)", bytesRatio, commRatio), "packed 9-bit levels; the paper's code sent QSGD levels as float32"},
 		{"Fig. 6: sync reaches the higher accuracy", "84.3% after ~128 epochs (MobileNet V3 Small)", fmt.Sprintf("sync %s, async %s after %d epochs", syncAcc.fmt(fmtPct), asyncAcc.fmt(fmtPct), r.plan.s.epochs), higher},
-		{"Fig. 6: async is unstable", "yes", fmt.Sprintf("largest epoch-to-epoch accuracy drop: sync %s, async %s", syncDrop.fmt(fmtPct), asyncDrop.fmt(fmtPct)), unstable},
+		{"Fig. 6: async is unstable", "yes", fmt.Sprintf("largest epoch-to-epoch accuracy drop: sync %s, async %s", syncDrop.fmt(fmtPct2), asyncDrop.fmt(fmtPct2)), unstable},
 		{"QSGD's effect on convergence", "not measured", fmt.Sprintf("sync with QSGD %s after %d epochs", qAcc.fmt(fmtPct), r.plan.s.epochs), "unbiased rounding, 255 levels"},
 	})
 	r.p("\nMedians over %d seeds, with a distribution-free confidence interval of the median in brackets (see Setup). ", r.plan.s.seeds)
