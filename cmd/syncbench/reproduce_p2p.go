@@ -180,6 +180,7 @@ func (c *p2pCell) key() string {
 type p2pRun struct {
 	seed                    uint64
 	time                    time.Duration
+	fastest                 time.Duration // the first peer to finish
 	compute, comm, wait     time.Duration // per epoch, mean peer
 	written, read, reqs     int64
 	billVM, billFaaS        float64 // $ for the run, all peers
@@ -423,8 +424,10 @@ func (p *p2pPlan) run(ctx context.Context, spec, ns string, c *p2pCell, i int) (
 			r.overwritten++
 		}
 	}
+	r.fastest = res.Time
 	for _, pe := range res.Peer {
 		r.losses += pe.Losses
+		r.fastest = min(r.fastest, pe.Finished)
 	}
 	instance := p2p.T2Large
 	if c.serverless {
