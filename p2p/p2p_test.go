@@ -393,3 +393,29 @@ func TestRunFails(t *testing.T) {
 	}
 	t.Errorf("%d goroutines before, %d after", before, runtime.NumGoroutine())
 }
+
+// redis-server killed in the middle of a synchronous run, down 200 ms,
+// back empty: with the mutation that re-reads every slot after a loss,
+// a peer applies the restored updates a second time, and Check says so
+// (the correct protocol's run on the same schedule is
+// TestRedisSameAsMemory's).
+func TestKillRedisMutation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts redis-server")
+	}
+	cfg := base(t, Sync)
+	open, srv := redisOpener(t)
+	cfg.mutation = mutRereadAfterLoss
+	cfg.Faults = []Fault{{At: 300 * time.Millisecond, Name: "kill redis-server", Do: func(context.Context) error {
+		srv.Kill()
+		time.Sleep(200 * time.Millisecond)
+		srv.Restart()
+		return nil
+	}}}
+	_, err := Check(run(t, cfg, open).Trace)
+	var ce *CheckError
+	if !errors.As(err, &ce) || ce.Violations[0].Rule != consistency.RuleTwice {
+		t.Fatalf("Check = %v; want an update averaged twice, first", err)
+	}
+	t.Logf("%v", ce.Violations[0])
+}
