@@ -20,7 +20,7 @@ var commands = []struct{ name, summary string }{
 	{"worker", "one worker process of a coordinator's job: it fetches the job, loads its own shard and trains"},
 	{"tls", "create a job's CA, its coordinator and worker certificates and its token, for coordinator and worker"},
 	{"provision", "plan a DOLL job on preemptible instances: how many of N_tot workers to rent as spot instances to meet a deadline at the lowest expected cost"},
-	{"reproduce", "rerun a paper's evaluation into a Markdown report: reproduce fsp, reproduce mlless"},
+	{"reproduce", "rerun a paper's evaluation into a Markdown report: reproduce doll, fsp, mlless, p2p, slsml"},
 	{"help", "print this message"},
 }
 

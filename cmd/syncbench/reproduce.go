@@ -30,12 +30,12 @@ func reproduce(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprint(stdout, reproduceUsage)
 			return 0
 		}
-		fmt.Fprintf(stderr, "syncbench reproduce: name a paper (want doll, fsp or mlless)\n%s", reproduceUsage)
+		fmt.Fprintf(stderr, "syncbench reproduce: name a paper (want doll, fsp, mlless, p2p or slsml)\n%s", reproduceUsage)
 		return 2
 	}
 	run, ok := papers[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "syncbench reproduce: unknown paper %q (want doll, fsp or mlless)\n", args[0])
+		fmt.Fprintf(stderr, "syncbench reproduce: unknown paper %q (want doll, fsp, mlless, p2p or slsml)\n", args[0])
 		return 2
 	}
 	return run(args[1:], stdout, stderr)
@@ -51,6 +51,12 @@ papers:
         coordination (Fig. 13), runtime against the barrier interval (Fig. 15)
   mlless  MLLess §6: ISP's significance threshold (Fig. 5), the scale-in
         auto-tuner's Perf/$ (Fig. 6), ISP vs SSP vs BSP (Fig. 9)
+  p2p   peer-to-peer serverless training: sync vs async convergence, computation
+        against communication as peers grow, QSGD, serverless vs instance
+        time and cost (-exchange redis://HOST:PORT for a real Redis)
+  slsml slsML: pipeline time per iteration against workers with and without
+        the 90% semaphore under tail latency, cost against workers and
+        reducers (-exchange redis://HOST:PORT for a real Redis)
 
 syncbench reproduce PAPER -h lists its flags; docs/reproduce/PAPER.md is the
 report it writes.

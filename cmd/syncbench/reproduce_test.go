@@ -213,9 +213,9 @@ func TestReproduceUsage(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"reproduce"}, 2, "name a paper (want doll, fsp or mlless)"},
+		{[]string{"reproduce"}, 2, "name a paper (want doll, fsp, mlless, p2p or slsml)"},
 		{[]string{"reproduce", "-h"}, 0, ""},
-		{[]string{"reproduce", "dogs"}, 2, `unknown paper "dogs" (want doll, fsp or mlless)`},
+		{[]string{"reproduce", "dogs"}, 2, `unknown paper "dogs" (want doll, fsp, mlless, p2p or slsml)`},
 		{[]string{"reproduce", "mlless", "-workloads", "pmf,cnn"}, 2, `"cnn" is not one of pmf, lr-dense, lr-sparse`},
 		{[]string{"reproduce", "mlless", "-out", "/dev/null/x"}, 1, "syncbench reproduce mlless: mkdir /dev/null"},
 		{[]string{"reproduce", "fsp", "-algos", "kmeans,cnn"}, 2, `"cnn" is not one of kmeans, gmm, fcm, lr, nmf`},
