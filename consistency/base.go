@@ -46,11 +46,17 @@ type base struct {
 	// with a clear reason and a rejoin gets fresh sequence numbers.
 	left    map[WorkerID]uint64
 	pending []DeltaID
+	// ncomputing counts the members in state computing, so that a model
+	// asks whether anyone computes in O(1) (setState keeps it).
+	ncomputing int
+	// omitBlocks is Config.OmitBlocks.
+	omitBlocks bool
 }
 
 func (b *base) init(spec Spec, cfg Config) error {
 	b.spec = spec
 	b.budget = cfg.Batch
+	b.omitBlocks = cfg.OmitBlocks
 	b.ms = make(map[WorkerID]*member, len(cfg.Workers))
 	b.left = make(map[WorkerID]uint64)
 	for _, w := range cfg.Workers {
@@ -144,7 +150,18 @@ func (b *base) accept(m *member, ev Event) {
 	b.pending = append(b.pending, DeltaID{m.id, ev.Seq})
 	m.next++
 	m.clock++
-	m.state = waiting
+	b.setState(m, waiting)
+}
+
+// setState moves m to state st, counting the members computing.
+func (b *base) setState(m *member, st wstate) {
+	if m.state == computing {
+		b.ncomputing--
+	}
+	if st == computing {
+		b.ncomputing++
+	}
+	m.state = st
 }
 
 // join adds a member in state joining at the given clock.
@@ -163,6 +180,9 @@ func (b *base) join(ev Event, clock uint64) *member {
 
 // leave removes a member. Its pending deltas stay pending.
 func (b *base) leave(m *member) {
+	if m.state == computing {
+		b.ncomputing--
+	}
 	b.left[m.id] = m.next - 1
 	delete(b.ms, m.id)
 	i, _ := slices.BinarySearch(b.ids, m.id)
@@ -184,7 +204,7 @@ func (b *base) apply(out []Effect, final bool) []Effect {
 
 // release sends m the latest version.
 func (b *base) release(out []Effect, m *member) []Effect {
-	m.state = computing
+	b.setState(m, computing)
 	m.version = b.version
 	return append(out, Effect{Kind: EfRelease, Worker: m.id, Version: b.version, Clock: m.clock, Budget: b.budget})
 }
@@ -202,6 +222,16 @@ func compareDeltaID(x, y DeltaID) int {
 	return cmp.Compare(x.Seq, y.Seq)
 }
 
+// block appends the informational EfBlock of worker w, waiting for the
+// members in waiting (called only when it is needed), unless the driver
+// asked to omit blocks (Config.OmitBlocks).
+func (b *base) block(out []Effect, w WorkerID, waiting func() []WorkerID) []Effect {
+	if b.omitBlocks {
+		return out
+	}
+	return append(out, Effect{Kind: EfBlock, Worker: w, Waiting: waiting()})
+}
+
 // inState lists the members in state st, ascending.
 func (b *base) inState(st wstate) []WorkerID {
 	var ws []WorkerID
@@ -212,3 +242,8 @@ func (b *base) inState(st wstate) []WorkerID {
 	}
 	return ws
 }
+
+// computingIDs lists the members computing, ascending.
+func (b *base) computingIDs() []WorkerID { return b.inState(computing) }
+
+func compareWorker(a, b WorkerID) int { return cmp.Compare(a, b) }

@@ -19,18 +19,18 @@ func (m *bsp) Step(ev Event) ([]Effect, error) {
 		return m.endRound(out), nil
 	case EvCommit:
 		m.accept(w, ev)
-		if computing := m.inState(computing); len(computing) > 0 {
-			return append(out, Effect{Kind: EfBlock, Worker: w.id, Waiting: computing}), nil
+		if m.ncomputing > 0 {
+			return m.block(out, w.id, m.computingIDs), nil
 		}
 		return m.endRound(out), nil
 	case EvJoin:
 		m.join(ev, 0)
-		if m.started && len(m.inState(computing)) == 0 {
+		if m.started && m.ncomputing == 0 {
 			return m.endRound(out), nil
 		}
 	case EvLeave:
 		m.leave(w)
-		if m.started && len(m.inState(computing)) == 0 {
+		if m.started && m.ncomputing == 0 {
 			return m.endRound(out), nil
 		}
 	case EvStop:

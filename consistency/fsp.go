@@ -40,10 +40,10 @@ func (m *fsp) Step(ev Event) ([]Effect, error) {
 			// Its full pass is done (or its own timer fired): barrier.
 			out = m.trigger(out)
 		}
-		if len(m.inState(computing)) == 0 {
+		if m.ncomputing == 0 {
 			return m.endRound(out, ev.Now), nil
 		}
-		return append(out, Effect{Kind: EfBlock, Worker: w.id, Waiting: m.inState(computing)}), nil
+		return m.block(out, w.id, m.computingIDs), nil
 	case EvTick:
 		if m.started && !m.triggered && m.interval != FullBatch && !m.local && ev.Now >= m.deadline {
 			out = m.trigger(out)
@@ -65,12 +65,12 @@ func (m *fsp) Step(ev Event) ([]Effect, error) {
 		m.next, m.hasNext = ev.Interval, true
 	case EvJoin:
 		m.join(ev, 0)
-		if m.started && len(m.inState(computing)) == 0 {
+		if m.started && m.ncomputing == 0 {
 			return m.endRound(out, ev.Now), nil
 		}
 	case EvLeave:
 		m.leave(w)
-		if m.started && len(m.inState(computing)) == 0 {
+		if m.started && m.ncomputing == 0 {
 			return m.endRound(out, ev.Now), nil
 		}
 	case EvStop:

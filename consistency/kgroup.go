@@ -119,7 +119,7 @@ func (m *kgroup) Step(ev Event) ([]Effect, error) {
 		}
 		out = m.fill(out)
 		if w.state != computing {
-			out = append(out, Effect{Kind: EfBlock, Worker: w.id, Waiting: m.inState(computing)})
+			out = m.block(out, w.id, m.computingIDs)
 		}
 		return out, nil
 	case EvJoin:
@@ -212,7 +212,7 @@ func (m *kgroup) fill(out []Effect) []Effect {
 		q.computing = n
 		m.assigned += n
 		m.inGroup[w] += n
-		mem.state = computing
+		m.setState(mem, computing)
 		mem.version = m.version
 		out = append(out, Effect{Kind: EfRelease, Worker: w, Version: m.version, Clock: mem.clock,
 			Budget: n * m.b, Batch: q.used, Batches: n})

@@ -508,6 +508,12 @@ type Config struct {
 	// FullBatch ignores it. KGroup: the batch size b > 0, the points of
 	// each streamed batch (a release's budget is a multiple of it).
 	Batch int
+	// OmitBlocks leaves out the EfBlock effects, which are informational:
+	// a driver that ignores them (package harness's runtimes) saves
+	// building their Waiting lists, each up to every member long, once per
+	// commit (quadratic in the members per BSP round). Every other effect
+	// is the same, in the same order.
+	OmitBlocks bool
 }
 
 // New returns the model spec describes.
@@ -538,9 +544,9 @@ func New(spec Spec, cfg Config) (Model, error) {
 		if spec.Staleness < 0 {
 			return nil, fmt.Errorf("consistency: ssp staleness %d < 0: %w", spec.Staleness, ErrConfig)
 		}
-		return &ssp{base: b, bound: true}, nil
+		return newSSP(b, true), nil
 	case ASP:
-		return &ssp{base: b}, nil
+		return newSSP(b, false), nil
 	case Quorum:
 		if spec.Need.Need(1) != 1 {
 			return nil, fmt.Errorf("consistency: quorum threshold %v: %w", spec.Need, ErrConfig)

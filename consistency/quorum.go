@@ -1,11 +1,19 @@
 package consistency
 
+import "slices"
+
 // quorum is the k-of-n barrier of slsML: a commit becomes pending; once
 // Need(members) commits are pending they are applied together and their
 // workers released with the new version. A straggler that commits after a
 // release has its delta folded into the next one, never dropped. Joiners
 // are released at once and count from then on.
-type quorum struct{ base }
+type quorum struct {
+	base
+	// waiters are the members that committed since the last round's
+	// release (some may have left since): the members waiting, found
+	// without a scan of every member.
+	waiters []*member
+}
 
 func (m *quorum) Step(ev Event) ([]Effect, error) {
 	w, err := m.check(ev)
@@ -21,8 +29,9 @@ func (m *quorum) Step(ev Event) ([]Effect, error) {
 		}
 	case EvCommit:
 		m.accept(w, ev)
+		m.waiters = append(m.waiters, w)
 		if !m.ready() {
-			return append(out, Effect{Kind: EfBlock, Worker: w.id, Waiting: m.inState(computing)}), nil
+			return m.block(out, w.id, m.computingIDs), nil
 		}
 		out = m.releaseRound(out)
 	case EvJoin:
@@ -46,12 +55,23 @@ func (m *quorum) ready() bool {
 	return len(m.pending) > 0 && len(m.pending) >= m.spec.Need.Need(len(m.ids))
 }
 
+// releaseRound applies the pending deltas and releases every waiting
+// member, in ID order.
 func (m *quorum) releaseRound(out []Effect) []Effect {
 	out = m.apply(out, false)
-	for _, id := range m.ids {
-		if w := m.ms[id]; w.state == waiting {
-			out = m.release(out, w)
+	ws := m.waiters[:0]
+	for _, w := range m.waiters {
+		// A member that left is no longer ms's; one that left and
+		// rejoined is a new member.
+		if m.ms[w.id] == w && w.state == waiting {
+			ws = append(ws, w)
 		}
 	}
+	slices.SortFunc(ws, func(a, b *member) int { return compareWorker(a.id, b.id) })
+	for _, w := range ws {
+		out = m.release(out, w)
+	}
+	clear(m.waiters)
+	m.waiters = m.waiters[:0]
 	return out
 }

@@ -49,7 +49,9 @@ type snapshot struct {
 }
 
 func newCoordinator(e *Experiment, theta0 []float64, workers []consistency.WorkerID) (*coordinator, error) {
-	model, err := consistency.New(e.Sync, consistency.Config{Workers: workers, Batch: e.Batch})
+	// No runtime acts on the informational blocks: omitting them saves a
+	// list of the members computing per commit.
+	model, err := consistency.New(e.Sync, consistency.Config{Workers: workers, Batch: e.Batch, OmitBlocks: true})
 	if err != nil {
 		return nil, configError("sync model", err)
 	}
