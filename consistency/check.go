@@ -157,26 +157,66 @@ type BatchUse struct {
 // applies and, per worker, its batches announced, used and unused. The
 // stats are computed whether or not the trace breaks its guarantees.
 func CheckStats(t *Trace) (Stats, error) {
-	c := newChecker(t)
-	for i, r := range t.Records {
-		c.at = i
-		c.step(r)
+	k := NewChecker(t.Spec, t.Workers, t.WorkerSide)
+	for _, r := range t.Records {
+		k.Add(r)
 	}
-	c.at = len(t.Records)
-	c.end()
+	return k.Finish()
+}
+
+// A Checker is Check fed one record at a time: a driver that checks its
+// run as it goes need not keep the trace (Recorder.CheckOnly). Its verdict
+// on the records added is CheckStats's on a trace of spec, workers and
+// workerSide (Trace's fields) holding those records, violations and
+// their record indices included. Its memory grows with the workers and
+// the deltas in flight, not with the records.
+type Checker struct {
+	c    *checker
+	n    int
+	done bool
+}
+
+// NewChecker returns a Checker of a trace of spec whose initial members
+// are workers; workerSide is Trace.WorkerSide.
+func NewChecker(spec Spec, workers []WorkerID, workerSide bool) *Checker {
+	return &Checker{c: newChecker(&Trace{Spec: spec, Workers: workers, WorkerSide: workerSide})}
+}
+
+// Add checks the next record. It panics after Finish.
+func (k *Checker) Add(r Record) {
+	if k.done {
+		panic("consistency: Checker.Add after Finish")
+	}
+	k.c.at = k.n
+	k.c.step(r)
+	k.n++
+}
+
+// Len returns the number of records added.
+func (k *Checker) Len() int { return k.n }
+
+// Finish runs the end-of-trace checks and returns what CheckStats returns.
+// Later calls return the same.
+func (k *Checker) Finish() (Stats, error) {
+	c := k.c
+	if !k.done {
+		k.done = true
+		c.at = k.n
+		c.end()
+		slices.SortStableFunc(c.err.Violations, func(a, b Violation) int {
+			if a.Root() != b.Root() {
+				if a.Root() {
+					return -1
+				}
+				return 1
+			}
+			return cmp.Compare(a.Record, b.Record)
+		})
+	}
 	st := c.stats()
 	if c.err.Total == 0 {
 		return st, nil
 	}
-	slices.SortStableFunc(c.err.Violations, func(a, b Violation) int {
-		if a.Root() != b.Root() {
-			if a.Root() {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Compare(a.Record, b.Record)
-	})
 	return st, &c.err
 }
 
@@ -236,6 +276,82 @@ type checker struct {
 	// first release (at record bAt); 0 before.
 	b   int
 	bAt int
+	// Pruning, so that memory follows the deltas in flight rather than
+	// the trace: a worker's deltas 1 … appliedTo[w] were all committed
+	// and applied, and left commits; its deltas 1 … confirmedTo[w] were
+	// all sent, committed and confirmed, and left sends. A lookup of a
+	// pruned delta finds prunedCommit or prunedSend, which answer every
+	// later rule as the entry would have. Not under KGroup, whose
+	// messages name a commit's batches.
+	prune                  bool
+	appliedTo, confirmedTo map[WorkerID]uint64
+}
+
+// prunedCommit and prunedSend stand for pruned entries: a commit
+// applied, a send confirmed. Nothing writes to them.
+var (
+	prunedCommit = &commitInfo{applied: true}
+	prunedSend   = &sendInfo{confirmed: true}
+)
+
+// commit returns the commit of id: nil if never committed, prunedCommit
+// if committed, applied and pruned.
+func (c *checker) commitOf(id DeltaID) *commitInfo {
+	if ci := c.commits[id]; ci != nil {
+		return ci
+	}
+	if id.Seq >= 1 && id.Seq <= c.appliedTo[id.Worker] {
+		return prunedCommit
+	}
+	return nil
+}
+
+// sendOf returns the send of id: nil if never sent, prunedSend if sent,
+// committed, confirmed and pruned.
+func (c *checker) sendOf(id DeltaID) *sendInfo {
+	if s := c.sends[id]; s != nil {
+		return s
+	}
+	if id.Seq >= 1 && id.Seq <= c.confirmedTo[id.Worker] {
+		return prunedSend
+	}
+	return nil
+}
+
+// pruneWorker drops worker w's oldest commits while they are applied and
+// its oldest sends while they are committed and confirmed.
+func (c *checker) pruneWorker(w WorkerID) {
+	if !c.prune {
+		return
+	}
+	for {
+		id := DeltaID{w, c.appliedTo[w] + 1}
+		ci := c.commits[id]
+		if ci == nil || !ci.applied {
+			break
+		}
+		delete(c.commits, id)
+		c.appliedTo[w] = id.Seq
+	}
+	for {
+		id := DeltaID{w, c.confirmedTo[w] + 1}
+		s := c.sends[id]
+		if s == nil || !s.confirmed || c.commitOf(id) == nil {
+			break
+		}
+		delete(c.sends, id)
+		c.confirmedTo[w] = id.Seq
+	}
+}
+
+// unread notes that worker w no longer reads version v.
+func (c *checker) unread(v Version, w WorkerID) {
+	if rs := c.readers[v]; rs != nil {
+		delete(rs, w)
+		if len(rs) == 0 {
+			delete(c.readers, v)
+		}
+	}
 }
 
 // sendInfo is what a worker recorded of one delta it sent.
@@ -251,7 +367,8 @@ type sendInfo struct {
 func newChecker(t *Trace) *checker {
 	c := &checker{spec: t.Spec, ws: map[WorkerID]*wtrack{}, commits: map[DeltaID]*commitInfo{},
 		readers: map[Version]map[WorkerID]bool{}, sends: map[DeltaID]*sendInfo{}, workerSide: t.WorkerSide,
-		batches: map[WorkerID]*batchTrack{}}
+		batches: map[WorkerID]*batchTrack{}, prune: t.Spec.Kind != KGroup,
+		appliedTo: map[WorkerID]uint64{}, confirmedTo: map[WorkerID]uint64{}}
 	c.err.Spec = t.Spec
 	for _, w := range t.Workers {
 		c.ws[w] = &wtrack{member: true}
@@ -330,7 +447,7 @@ func (c *checker) step(r Record) {
 		if t := c.worker(r.Worker, "leave"); t != nil {
 			t.member = false
 			c.members--
-			delete(c.readers[t.readV], r.Worker)
+			c.unread(t.readV, r.Worker)
 		}
 	case RecRead:
 		c.read(r)
@@ -429,12 +546,12 @@ func (c *checker) commit(r Record) {
 		c.fail("ledger", "%v computed on version %d clock %d; the worker read version %d clock %d",
 			id, r.Version, r.Clock, t.readV, t.readC)
 	}
-	if _, dup := c.commits[id]; dup {
+	if c.commitOf(id) != nil {
 		c.fail(RuleTwice, "%v committed twice", id)
 		return
 	}
 	if c.workerSide {
-		switch s := c.sends[id]; {
+		switch s := c.sendOf(id); {
 		case s == nil:
 			c.fail("ledger", "the coordinator accepted %v, which worker %d never sent", id, r.Worker)
 		case s.clock != r.Clock || s.version != r.Version || s.points != r.Points:
@@ -449,12 +566,13 @@ func (c *checker) commit(r Record) {
 	t.reading = false
 	t.lastSeq = r.Seq
 	t.committed, t.committedC, t.committedV = true, r.Clock, r.Version
-	delete(c.readers[t.readV], r.Worker)
+	c.unread(t.readV, r.Worker)
 	ci := &commitInfo{version: r.Version, clock: r.Clock}
 	c.commits[id] = ci
 	if c.spec.Kind == KGroup {
 		ci.batches = c.commitBatches(t, r, id, wasReading)
 	}
+	c.pruneWorker(r.Worker)
 }
 
 func (c *checker) apply(r Record) {
@@ -469,7 +587,7 @@ func (c *checker) apply(r Record) {
 	c.version = r.Version
 	batches := 0
 	for _, id := range r.Deltas {
-		ci := c.commits[id]
+		ci := c.commitOf(id)
 		switch {
 		case ci == nil:
 			c.fail("ledger", "apply of version %d merges %v, which was never committed", r.Version, id)
@@ -510,6 +628,9 @@ func (c *checker) apply(r Record) {
 		case r.Final && batches > k:
 			c.fail(RuleKGroup, "the final apply (version %d) aggregates %s (%s); %v aggregates at most %d", r.Version, nBatches(batches), c.describe(r.Deltas), c.spec, k)
 		}
+	}
+	for _, id := range r.Deltas {
+		c.pruneWorker(id.Worker)
 	}
 }
 
@@ -605,7 +726,7 @@ func (c *checker) end() {
 	var unsent []DeltaID
 	for id, s := range c.sends {
 		// A delta confirmed before it was accepted was reported then.
-		if c.commits[id] == nil && !s.abandoned && !s.confirmed {
+		if c.commitOf(id) == nil && !s.abandoned && !s.confirmed {
 			unsent = append(unsent, id)
 		}
 	}
@@ -625,7 +746,7 @@ func (c *checker) send(r Record) {
 		return
 	}
 	id := DeltaID{r.Worker, r.Seq}
-	if c.sends[id] != nil {
+	if c.sendOf(id) != nil {
 		c.fail(RuleTwice, "worker %d sends %v twice", r.Worker, id)
 		return
 	}
@@ -650,7 +771,7 @@ func (c *checker) send(r Record) {
 // accepted the delta before the worker stops sending it.
 func (c *checker) confirm(r Record) {
 	id := DeltaID{r.Worker, r.Seq}
-	s := c.sends[id]
+	s := c.sendOf(id)
 	switch {
 	case s == nil:
 		c.fail("ledger", "worker %d confirms %v, which it never sent", r.Worker, id)
@@ -658,12 +779,13 @@ func (c *checker) confirm(r Record) {
 		c.fail("ledger", "worker %d confirms %v twice", r.Worker, id)
 	case s.abandoned:
 		c.fail("ledger", "worker %d confirms %v, which it abandoned", r.Worker, id)
-	case c.commits[id] == nil:
+	case c.commitOf(id) == nil:
 		c.fail(RuleLost, "worker %d took %v as accepted, but the coordinator had not accepted it (a stale or wrong acknowledgement): the delta is lost unless it is sent again",
 			r.Worker, id)
 	}
-	if s != nil {
+	if s != nil && s != prunedSend {
 		s.confirmed = true
+		c.pruneWorker(r.Worker)
 	}
 }
 
@@ -671,7 +793,7 @@ func (c *checker) confirm(r Record) {
 // confirmed can be given up.
 func (c *checker) abandon(r Record) {
 	id := DeltaID{r.Worker, r.Seq}
-	s := c.sends[id]
+	s := c.sendOf(id)
 	switch {
 	case s == nil:
 		c.fail("ledger", "worker %d abandons %v, which it never sent", r.Worker, id)
@@ -683,7 +805,9 @@ func (c *checker) abandon(r Record) {
 	case r.Reason == "":
 		c.fail("ledger", "worker %d abandons %v without a reason", r.Worker, id)
 	}
-	s.abandoned = true
+	if s != prunedSend {
+		s.abandoned = true
+	}
 }
 
 func (c *checker) addID(w WorkerID) {

@@ -105,4 +105,21 @@
 // thing done, and is safe for concurrent use by a coordinator and its
 // workers. Every runtime of package harness records both sides, and its
 // tests switch on one plausible bug at a time to show Check catching it.
+//
+// A Checker is Check fed one record at a time, and a Recorder in
+// CheckOnly mode feeds one instead of keeping the trace: a run of
+// thousands of workers then checks millions of deltas without holding
+// its trace (about 0.6 KB per delta). The checker itself keeps a
+// worker's commits only until they are applied and its sends until they
+// are confirmed, so its memory follows the workers and the deltas in
+// flight, not the length of the run.
+//
+// # Cost
+//
+// The models index what a commit needs (SSP's and ASP's slowest clock
+// and waiting members, the number of members computing): a commit costs
+// O(log n) in the members n, plus the effects it returns. An EfBlock
+// lists up to every member, so a driver that ignores blocks sets
+// Config.OmitBlocks (package harness does). KGroup's group filling still
+// scans the members.
 package consistency

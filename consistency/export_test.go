@@ -83,3 +83,17 @@ func (m *BuggyKGroup) Step(ev Event) ([]Effect, error) {
 	}
 	return out, nil
 }
+
+// CheckStatsUnpruned is CheckStats with a checker that keeps every commit
+// and send (no pruning), the reference for the pruning checker.
+func CheckStatsUnpruned(t *Trace) (Stats, error) {
+	k := NewChecker(t.Spec, t.Workers, t.WorkerSide)
+	k.c.prune = false
+	for _, r := range t.Records {
+		k.Add(r)
+	}
+	return k.Finish()
+}
+
+// Held returns how many commits and sends the checker holds.
+func (k *Checker) Held() (commits, sends int) { return len(k.c.commits), len(k.c.sends) }

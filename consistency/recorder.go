@@ -21,6 +21,9 @@ type Recorder struct {
 	mu   sync.Mutex
 	t    Trace
 	sent map[WorkerID]uint64 // each worker's latest Sent sequence number
+	// check, if set (CheckOnly), checks the records instead of t keeping
+	// them.
+	check *Checker
 }
 
 // NewRecorder returns a recorder of a run under spec whose initial members
@@ -33,8 +36,44 @@ func NewRecorder(spec Spec, workers []WorkerID, workerSide bool) *Recorder {
 
 func (r *Recorder) add(rec Record) {
 	r.mu.Lock()
-	r.t.Records = append(r.t.Records, rec)
+	r.put(rec)
 	r.mu.Unlock()
+}
+
+// put keeps or checks rec; r.mu is held.
+func (r *Recorder) put(rec Record) {
+	if r.check != nil {
+		r.check.Add(rec)
+		return
+	}
+	r.t.Records = append(r.t.Records, rec)
+}
+
+// CheckOnly makes the recorder check each record as it is written (a
+// Checker) instead of keeping it, so that a long run's memory does not
+// grow with its trace (about 0.6 KB per delta: five records). Trace then
+// returns the trace without records, and Check the verdict Check would
+// give on the trace. Call it before the first record.
+func (r *Recorder) CheckOnly() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.t.Records) > 0 || r.check != nil {
+		panic("consistency: Recorder.CheckOnly after the first record")
+	}
+	r.check = NewChecker(r.t.Spec, r.t.Workers, r.t.WorkerSide)
+}
+
+// Check ends the check of a CheckOnly recorder's records and returns the
+// result, CheckStats's on the trace they make (Checker.Finish); no record
+// may follow. On a recorder that keeps its records it is
+// CheckStats(Trace()).
+func (r *Recorder) Check() (Stats, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.check == nil {
+		return CheckStats(&r.t)
+	}
+	return r.check.Finish()
 }
 
 // Released records that the driver delivered the release e (an EfRelease):
@@ -130,7 +169,7 @@ func (r *Recorder) SentFrom(at time.Duration, w WorkerID, clock uint64, v Versio
 	defer r.mu.Unlock()
 	seq := r.sent[w] + 1
 	r.sent[w] = seq
-	r.t.Records = append(r.t.Records, Record{At: at, Kind: RecSend, Worker: w, Seq: seq, Clock: clock, Version: v, Points: points, Batch: batch})
+	r.put(Record{At: at, Kind: RecSend, Worker: w, Seq: seq, Clock: clock, Version: v, Points: points, Batch: batch})
 	return seq
 }
 
@@ -159,10 +198,14 @@ func (r *Recorder) Abandoned(at time.Duration, w WorkerID, seq uint64, reason st
 func (r *Recorder) Len() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.check != nil {
+		return r.check.Len()
+	}
 	return len(r.t.Records)
 }
 
-// Trace returns a copy of the trace recorded so far.
+// Trace returns a copy of the trace recorded so far (without records
+// under CheckOnly).
 func (r *Recorder) Trace() *Trace {
 	r.mu.Lock()
 	defer r.mu.Unlock()

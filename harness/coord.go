@@ -60,9 +60,13 @@ func newCoordinator(e *Experiment, theta0 []float64, workers []consistency.Worke
 		return nil, err
 	}
 	l := e.Algorithm.Layout()
+	rec := consistency.NewRecorder(e.Sync, workers, true)
+	if e.DiscardTrace {
+		rec.CheckOnly()
+	}
 	return &coordinator{
 		alg: e.Algorithm, layout: l, model: model, srv: srv,
-		rec:    consistency.NewRecorder(e.Sync, workers, true),
+		rec:    rec,
 		deltas: map[consistency.DeltaID]*algorithms.Delta{},
 		held:   map[consistency.DeltaID]*consistency.Held{},
 		merged: algorithms.NewDelta(l),

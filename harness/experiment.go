@@ -302,6 +302,13 @@ type Experiment struct {
 	// Progress, if set, is called from the run's goroutine every ~10% of
 	// Duration.
 	Progress func(Progress)
+	// DiscardTrace checks the run's trace as it is recorded
+	// (consistency.Recorder.CheckOnly) instead of keeping it:
+	// Result.Trace is nil, and Run fails exactly when consistency.Check
+	// on the kept trace would. A trace takes about 0.6 KB per commit
+	// (five records), most of the memory of a long run at thousands of
+	// workers. Virtual clock only.
+	DiscardTrace bool
 
 	// bugs are deliberate faults that this package's tests switch on to
 	// show that consistency.Check catches each way a runtime can lose a
@@ -453,6 +460,8 @@ func (e *Experiment) validate() error {
 		return fmt.Errorf("harness: a journal needs the real clock, and no Tuner, ISP, Replicas or Preempt (their state is not journaled): %w", ErrConfig)
 	case e.Lease < 0 || e.JoinTimeout < 0:
 		return fmt.Errorf("harness: lease %v or join timeout %v < 0: %w", e.Lease, e.JoinTimeout, ErrConfig)
+	case e.DiscardTrace && e.Clock != Virtual:
+		return fmt.Errorf("harness: DiscardTrace needs the virtual clock (the real clock's ISP records are merged into the kept trace): %w", ErrConfig)
 	case e.Remote && (e.Clock != Real || e.Network == nil):
 		return fmt.Errorf("harness: remote workers need the real clock and a Network: %w", ErrConfig)
 	case e.Remote && (e.Sync.Kind == consistency.ISP || e.Replicas):
@@ -624,7 +633,8 @@ type Result struct {
 	// instance, for billing: on demand, or preemptible and available, or
 	// preemptible and preempted (not billed), in time order per worker.
 	Instances []InstanceSpan
-	// Trace is the run's record; consistency.Check has passed on it.
+	// Trace is the run's record; consistency.Check has passed on it. nil
+	// with Experiment.DiscardTrace.
 	Trace *consistency.Trace
 	// Theta is the final parameter vector.
 	Theta []float64

@@ -42,6 +42,10 @@ func Run(ctx context.Context, e Experiment) (*Result, error) {
 	if err := finish(ctx, &e, st, res); err != nil {
 		return res, err
 	}
+	if e.DiscardTrace {
+		_, err := st.coord.rec.Check()
+		return res, err
+	}
 	return res, consistency.Check(res.Trace)
 }
 
@@ -179,7 +183,7 @@ func finish(ctx context.Context, e *Experiment, st *setupState, res *Result) err
 		res.Intervals = st.tune.log
 	}
 	res.StoppedBy = st.stop.reason
-	if res.Trace == nil {
+	if res.Trace == nil && !e.DiscardTrace {
 		res.Trace = st.coord.rec.Trace()
 	}
 	res.Theta = st.coord.params
