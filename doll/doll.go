@@ -65,10 +65,13 @@ type Job struct {
 	// Arrivals are the data streams. Default Poisson at 125 points per
 	// second per worker (§V-A).
 	Arrivals *arrival.Spec
-	// Alpha is a preemptible instance's availability α and MeanCycle the
-	// mean length of an on-off cycle. Defaults 0.9 and 1,000 s (§V-A).
+	// Alpha is a preemptible instance's availability α, MeanCycle the
+	// mean length of an on-off cycle and Step the chain's sampling
+	// interval. Defaults 0.9, 1,000 s and 2 s (§V-A); the chain needs
+	// α·MeanCycle and (1 − α)·MeanCycle of at least one Step.
 	Alpha     float64
 	MeanCycle time.Duration
+	Step      time.Duration
 	// DeadlineRatio is θ/θ0. Default 1.05 (§V-B).
 	DeadlineRatio float64
 	// PriceOnDemand is π_o in $ per instance-hour; Spot is the spot
@@ -86,6 +89,11 @@ type Job struct {
 	// Snapshots is the number of objective snapshots over the run.
 	// Default 20.
 	Snapshots int
+	// KeepTrace keeps each run's trace in Outcome.Result.Trace. By
+	// default the trace is checked as it is recorded and dropped
+	// (harness.Experiment.DiscardTrace): a paper-scale run's trace holds
+	// about a million records.
+	KeepTrace bool
 }
 
 // Outcome is one run of a Job under a Policy.
@@ -217,7 +225,9 @@ func (j Job) Run(ctx context.Context, policy Policy) (*Outcome, error) {
 	// The run lasts until its J updates; the duration is only a cap,
 	// far beyond what α allows in expectation.
 	limit := seconds(theta0 / j.Alpha * 4)
-	meanSpot, err := j.Spot.Mean(0, limit)
+	// The planning price is the trace's mean over the deadline θ, the
+	// time the job is meant to run.
+	meanSpot, err := j.Spot.Mean(0, seconds(theta0*j.DeadlineRatio))
 	if err != nil {
 		return nil, err
 	}
@@ -252,7 +262,8 @@ func (j Job) Run(ctx context.Context, policy Policy) (*Outcome, error) {
 		Name: policy.String(), Algorithm: j.Algorithm, Sync: consistency.Spec{Kind: consistency.KGroup, Group: j.K},
 		Workers: j.Workers, Batch: j.Batch, Cost: j.Cost, Duration: limit, EvalEvery: seconds(theta0 / float64(j.Snapshots)),
 		Seed: j.Seed, Shuffle: true, Arrivals: j.Arrivals, Stop: harness.Stop{MaxIterations: j.Updates},
-		Preempt: &preempt.Config{Alpha: j.Alpha, MeanCycle: j.MeanCycle}, Preemptible: pre,
+		Preempt: &preempt.Config{Alpha: j.Alpha, MeanCycle: j.MeanCycle, Step: j.Step}, Preemptible: pre,
+		DiscardTrace: !j.KeepTrace,
 	}
 	if policy == Adaptive {
 		ad, err := newAdaptive(&j, rates, meanSpot, out)

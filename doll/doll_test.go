@@ -30,10 +30,11 @@ func smallLR(t testing.TB) algorithms.Algorithm {
 
 // smallJob is DOLL §V-A scaled down: 16 workers, K = 4, b = 32, J = 400,
 // λ = 100 points/s, so θ0 = J·K·b/(N·λ) = 400·4·32/1,600 = 32 s; the
-// preemption cycle is scaled from 1,000 s against θ0 = 6,400 s to 10 s.
+// preemption cycle is scaled from 1,000 s against θ0 = 6,400 s to 10 s
+// and its sampling step from 2 s to 0.5 s.
 func smallJob(t testing.TB) doll.Job {
 	return doll.Job{Algorithm: smallLR(t), Workers: 16, K: 4, Batch: 32, Updates: 400,
-		Arrivals: &arrival.Spec{Rate: 100}, Alpha: 0.8, MeanCycle: 10 * time.Second, DeadlineRatio: 1.1, Seed: 4}
+		Arrivals: &arrival.Spec{Rate: 100}, Alpha: 0.8, MeanCycle: 10 * time.Second, Step: 500 * time.Millisecond, DeadlineRatio: 1.1, Seed: 4}
 }
 
 // On demand: no preemption, the runtime is θ0 up to the streams' noise,
@@ -93,8 +94,15 @@ func TestStatic(t *testing.T) {
 	if r := o.Runtime.Seconds() / o.Theta.Seconds(); r > 1.2 || r < 0.8 {
 		t.Errorf("static runtime %v against θ = %v", o.Runtime, o.Theta)
 	}
-	if got := o.Result.Trace; got == nil {
-		t.Fatal("no trace")
+	if o.Result.Trace != nil {
+		t.Fatal("the trace was kept without KeepTrace")
+	}
+	j.KeepTrace = true
+	if o, err = j.Run(context.Background(), doll.Static); err != nil {
+		t.Fatal(err)
+	}
+	if o.Result.Trace == nil || len(o.Result.Trace.Records) == 0 {
+		t.Fatal("KeepTrace kept no trace")
 	}
 }
 
