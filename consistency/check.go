@@ -285,6 +285,12 @@ type checker struct {
 	// messages name a commit's batches.
 	prune                  bool
 	appliedTo, confirmedTo map[WorkerID]uint64
+	// SSP: through counts the started members' first+frontier (each
+	// has applied every clock below it), and gmax[c] is the largest
+	// pmax any worker reached at clock c. A read that every member has
+	// provably seen (sspSeen) skips the scan of the members.
+	through clockCount
+	gmax    map[uint64]Version
 }
 
 // prunedCommit and prunedSend stand for pruned entries: a commit
@@ -370,6 +376,9 @@ func newChecker(t *Trace) *checker {
 		batches: map[WorkerID]*batchTrack{}, prune: t.Spec.Kind != KGroup,
 		appliedTo: map[WorkerID]uint64{}, confirmedTo: map[WorkerID]uint64{}}
 	c.err.Spec = t.Spec
+	if t.Spec.Kind == SSP {
+		c.through.count, c.gmax = map[uint64]int{}, map[uint64]Version{}
+	}
 	for _, w := range t.Workers {
 		c.ws[w] = &wtrack{member: true}
 		c.addID(w)
@@ -447,6 +456,9 @@ func (c *checker) step(r Record) {
 		if t := c.worker(r.Worker, "leave"); t != nil {
 			t.member = false
 			c.members--
+			if c.gmax != nil && t.started {
+				c.through.remove(t.first + uint64(t.frontier))
+			}
 			c.unread(t.readV, r.Worker)
 		}
 	case RecRead:
@@ -485,6 +497,9 @@ func (c *checker) read(r Record) {
 	}
 	if !t.started {
 		t.started, t.first = true, r.Clock
+		if c.gmax != nil {
+			c.through.add(t.first)
+		}
 	}
 	t.reading, t.readV, t.readC = true, r.Version, r.Clock
 	if c.readers[r.Version] == nil {
@@ -512,6 +527,11 @@ func (c *checker) read(r Record) {
 		return
 	}
 	need := r.Clock - s - 1
+	if c.through.min() > need && c.gmax[need] <= r.Version {
+		// Every started member has applied clock need, none in a version
+		// after the one read: the scan below would find nothing.
+		return
+	}
 	for _, w := range c.ids {
 		o := c.ws[w]
 		if w == r.Worker || !o.member || !o.started || o.first > need {
@@ -697,13 +717,22 @@ func (c *checker) markApplied(w WorkerID, clock uint64, v Version) {
 		t.applied = append(t.applied, 0)
 	}
 	t.applied[i] = v
+	from := t.frontier
 	for t.frontier < len(t.applied) && t.applied[t.frontier] != 0 {
 		m := t.applied[t.frontier]
 		if t.frontier > 0 {
 			m = max(m, t.pmax[t.frontier-1])
 		}
 		t.pmax = append(t.pmax, m)
+		if c.gmax != nil {
+			at := t.first + uint64(t.frontier)
+			c.gmax[at] = max(c.gmax[at], m)
+		}
 		t.frontier++
+	}
+	if c.gmax != nil && t.member && t.frontier > from {
+		c.through.remove(t.first + uint64(from))
+		c.through.add(t.first + uint64(t.frontier))
 	}
 }
 

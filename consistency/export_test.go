@@ -84,11 +84,12 @@ func (m *BuggyKGroup) Step(ev Event) ([]Effect, error) {
 	return out, nil
 }
 
-// CheckStatsUnpruned is CheckStats with a checker that keeps every commit
-// and send (no pruning), the reference for the pruning checker.
-func CheckStatsUnpruned(t *Trace) (Stats, error) {
+// CheckStatsReference is CheckStats with a checker that keeps every
+// commit and send (no pruning) and scans every member on an SSP read (no
+// index), the reference for the indexed checker.
+func CheckStatsReference(t *Trace) (Stats, error) {
 	k := NewChecker(t.Spec, t.Workers, t.WorkerSide)
-	k.c.prune = false
+	k.c.prune, k.c.gmax = false, nil
 	for _, r := range t.Records {
 		k.Add(r)
 	}
