@@ -233,7 +233,7 @@ type wtrack struct {
 	committed  bool
 	first      uint64    // first clock read since joining
 	started    bool      // first is set
-	applied    []Version // applied[i]: version that applied clock first+i (0: not yet)
+	applied    []Version // applied[i]: version that applied clock first+frontier+i (0: not yet)
 	frontier   int       // clocks first..first+frontier-1 are all applied
 	pmax       []Version // pmax[i]: max of applied[0..i], for i < frontier
 	// KGroup: the latest read's batches and points, and the version of
@@ -713,13 +713,18 @@ func (c *checker) markApplied(w WorkerID, clock uint64, v Version) {
 		return // a left worker's delta, or one from before it rejoined
 	}
 	i := int(clock - t.first)
-	for len(t.applied) <= i {
+	if i < t.frontier {
+		return // nothing reads below the frontier again
+	}
+	j := i - t.frontier
+	for len(t.applied) <= j {
 		t.applied = append(t.applied, 0)
 	}
-	t.applied[i] = v
+	t.applied[j] = v
 	from := t.frontier
-	for t.frontier < len(t.applied) && t.applied[t.frontier] != 0 {
-		m := t.applied[t.frontier]
+	for len(t.applied) > 0 && t.applied[0] != 0 {
+		m := t.applied[0]
+		t.applied = t.applied[1:]
 		if t.frontier > 0 {
 			m = max(m, t.pmax[t.frontier-1])
 		}
