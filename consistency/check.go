@@ -260,7 +260,8 @@ type checker struct {
 	ws      map[WorkerID]*wtrack
 	ids     []WorkerID // every worker ever seen, ascending
 	commits map[DeltaID]*commitInfo
-	// readers[v]: workers that read version v and have not committed it.
+	// readers[v]: workers that read version v and have not committed it
+	// (kept for roundRule's models only).
 	readers map[Version]map[WorkerID]bool
 	stopped bool
 	kept    int // non-root violations kept
@@ -348,6 +349,13 @@ func (c *checker) pruneWorker(w WorkerID) {
 		delete(c.sends, id)
 		c.confirmedTo[w] = id.Seq
 	}
+}
+
+// roundRule reports whether the trace's model has BSP's rounds (BSP, FSP,
+// ISP): an apply must merge every member that read the version before
+// it, the only rule that needs readers.
+func (c *checker) roundRule() bool {
+	return c.spec.Kind == BSP || c.spec.Kind == FSP || c.spec.Kind == ISP
 }
 
 // unread notes that worker w no longer reads version v.
@@ -502,10 +510,12 @@ func (c *checker) read(r Record) {
 		}
 	}
 	t.reading, t.readV, t.readC = true, r.Version, r.Clock
-	if c.readers[r.Version] == nil {
-		c.readers[r.Version] = map[WorkerID]bool{}
+	if c.roundRule() {
+		if c.readers[r.Version] == nil {
+			c.readers[r.Version] = map[WorkerID]bool{}
+		}
+		c.readers[r.Version][r.Worker] = true
 	}
-	c.readers[r.Version][r.Worker] = true
 	sameGroup := false
 	if c.spec.Kind == KGroup {
 		c.readBatches(t, r)
