@@ -349,6 +349,14 @@ func pick[T any](flagName, s string, choices ...choice[T]) (T, error) {
 	return zero, fmt.Errorf("%s %q: want %s", flagName, s, strings.Join(names, " or "))
 }
 
+// keepTraceBelow: a virtual run of this many workers or more checks its
+// trace as it is recorded instead of keeping it
+// (harness.Experiment.DiscardTrace; the verdict is the same). No output
+// prints a trace, and at thousands of workers a run's trace (0.6 KB per
+// commit) outgrows the machine: 1,024 workers of the default scenario
+// kept 1.9 GB (docs/performance.md).
+const keepTraceBelow = 1000
+
 // experiment returns the harness experiment of one run.
 func (f *compareFlags) experiment(alg algorithms.Algorithm, spec consistency.Spec) harness.Experiment {
 	e := harness.Experiment{
@@ -356,6 +364,7 @@ func (f *compareFlags) experiment(alg algorithms.Algorithm, spec consistency.Spe
 		Cost:     harness.CostModel{PointCost: f.pointCost, Latency: f.latency, Bandwidth: f.bandwidth},
 		Duration: f.duration, EvalEvery: f.evalEvery, Seed: f.seed, Shuffle: f.shuffle,
 		Target: f.target, HasTarget: f.hasTarget, Theta0: slices.Clone(f.theta0),
+		DiscardTrace: f.clockKind == harness.Virtual && f.workers >= keepTraceBelow,
 	}
 	if f.stragglerKind != harness.NoStragglers {
 		e.Stragglers = harness.Stragglers{Kind: f.stragglerKind, Count: f.stragglers, Tau: f.tau, Every: f.every, Slowdown: f.slowdown}
