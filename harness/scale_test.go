@@ -49,12 +49,15 @@ func liveHeap() uint64 {
 // BenchmarkScale runs the scale scenario (scaleExperiment) under BSP and
 // ASP at 16 to 10,000 workers. It reports the wall time per virtual
 // second of the run (s/vs, harness.Run from start to end, the objective
-// evaluations after the run included) and two memory figures per worker:
-// B/worker, the largest live heap (runtime/metrics /gc/heap/live:bytes,
-// read at each of the run's progress reports and at its end) minus the
-// live heap before the run, over the workers; and alloc-B/worker, the
-// bytes the run allocated (runtime.MemStats.TotalAlloc), over the
-// workers. The virtual duration shrinks with the fleet (d below) so that
+// evaluations after the run included), the process's CPU time per
+// virtual second (cpu-s/vs, user and system, garbage collection
+// included: steadier than the wall time on a shared machine), and two
+// memory figures per worker: B/worker, the largest live heap during the
+// run (runtime/metrics /gc/heap/live:bytes right after a collection at
+// each of the run's nine progress reports, whose time is left out of
+// s/vs and cpu-s/vs) minus the live heap before it, over the workers;
+// and alloc-B/worker, the bytes the run allocated
+// (runtime.MemStats.TotalAlloc), over the workers. The virtual duration shrinks with the fleet (d below) so that
 // each case takes seconds; docs/performance.md has the numbers.
 //
 //	go test -run '^$' -bench Scale -benchtime 1x ./harness
@@ -65,8 +68,16 @@ func BenchmarkScale(b *testing.B) {
 			b.Run(fmt.Sprintf("sync=%s/workers=%d", sync, n), func(b *testing.B) {
 				e := scaleExperiment(b, sync, n, d)
 				var peak uint64
-				e.Progress = func(harness.Progress) { peak = max(peak, liveHeap()) }
-				var wall time.Duration
+				var wall, cpu time.Duration
+				e.Progress = func(harness.Progress) {
+					// A collection, then the live heap; its time is not
+					// the run's.
+					start, cpu0 := time.Now(), cpuTime()
+					runtime.GC()
+					peak = max(peak, liveHeap())
+					wall -= time.Since(start)
+					cpu -= cpuTime() - cpu0
+				}
 				var before, after runtime.MemStats
 				var base uint64
 				runs := 0
@@ -74,20 +85,21 @@ func BenchmarkScale(b *testing.B) {
 					runtime.GC()
 					base, peak = liveHeap(), 0
 					runtime.ReadMemStats(&before)
-					start := time.Now()
+					start, cpu0 := time.Now(), cpuTime()
 					res, err := harness.Run(context.Background(), e)
 					if err != nil {
 						b.Fatal(err)
 					}
 					wall += time.Since(start)
+					cpu += cpuTime() - cpu0
 					runtime.ReadMemStats(&after)
-					peak = max(peak, liveHeap())
 					runs++
 					if res.Versions == 0 {
 						b.Fatal("no version applied")
 					}
 				}
 				b.ReportMetric(wall.Seconds()/float64(runs)/d.Seconds(), "s/vs")
+				b.ReportMetric(cpu.Seconds()/float64(runs)/d.Seconds(), "cpu-s/vs")
 				b.ReportMetric(float64(peak-min(peak, base))/float64(n), "B/worker")
 				b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(n), "alloc-B/worker")
 			})
