@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/exchange"
 	"github.com/syncmodels/syncmodels/exchange/redisx"
@@ -116,7 +118,26 @@ func MemoryDial(m *exchange.Memory, ns string, l exchange.Limits) Dial {
 
 // RedisDial returns a Dial of clients of the Redis server at url
 // (redis://HOST:PORT), configured by cfg (its Namespace is the job's).
+//
+// The clients fail fast when the server is down: one dial attempt, no
+// retry of a command (go-redis's defaults, 5 dial attempts 100 ms apart
+// and 3 retries, make a call to a server that is down take about 2 s).
+// A transport may drop a message, and the protocol above resends it; a
+// Send that stalls for seconds instead stalls its sender past its lease.
+// The endpoint backs off instead (Config.Backoff). The pool may hold up
+// to 100 connections: go-redis opens its circuit breaker (one dial a
+// second) after as many failed dials as the pool's size, counted over
+// the client's life. cfg.Options, if set, runs after and may undo this.
 func RedisDial(url string, cfg redisx.Config) Dial {
+	user := cfg.Options
+	cfg.Options = func(o *redis.Options) {
+		o.DialerRetries = 1
+		o.MaxRetries = -1
+		o.PoolSize = max(o.PoolSize, 100)
+		if user != nil {
+			user(o)
+		}
+	}
 	return func(ctx context.Context) (exchange.Store, error) { return redisx.Open(ctx, url, cfg) }
 }
 

@@ -24,15 +24,28 @@ type endpoint struct {
 	done  chan struct{} // closed by Close
 	once  sync.Once
 
-	// rw orders the client's epoch: store calls hold it for reading,
-	// recover for writing, so that a call never mixes the epoch it read
-	// with another (a Read position of one epoch used in the next).
+	// rw orders the client's epoch: Send's store calls hold it for
+	// reading, recover for writing, so that the epoch a Send records its
+	// note in is the one the note went to. (Recv's Read, which may block
+	// for long, checks the epoch after the call instead.)
 	rw sync.RWMutex
 	// cause is the loss recover last recovered from; guarded by rw.
 	cause error
 	// unregistered: recover adopted a new epoch but could not register
 	// the node in it yet.
 	unregistered atomic.Bool
+
+	// The store's health as this endpoint last found it: after a call
+	// failed for want of the store, no call is made until downUntil
+	// (Send drops at once, Recv waits), and each failure in a row
+	// doubles the wait, from Config.Backoff to MaxBackoff. So an outage
+	// costs each endpoint a few probes a second rather than one per
+	// message: a client's dial errors trip go-redis's circuit breaker,
+	// which then probes once a second.
+	hmu       sync.Mutex
+	fails     int
+	downUntil time.Time
+	lastErr   error
 
 	// Recv's state, guarded by rmu: the epoch the inbox is read in, the
 	// last note fetched (pos) and the last note handled (cursor), and the
@@ -55,6 +68,36 @@ func (e *endpoint) isClosed() bool {
 	default:
 		return false
 	}
+}
+
+// failed records a call that failed for want of the store and returns
+// how long to wait before the next.
+func (e *endpoint) failed(err error) time.Duration {
+	e.hmu.Lock()
+	defer e.hmu.Unlock()
+	d := e.net.cfg.Backoff
+	for i := 0; i < e.fails && d < MaxBackoff; i++ {
+		d *= 2
+	}
+	d = min(d, MaxBackoff)
+	e.fails++
+	e.downUntil, e.lastErr = time.Now().Add(d), err
+	return d
+}
+
+// healthy records a call that reached the store.
+func (e *endpoint) healthy() {
+	e.hmu.Lock()
+	e.fails, e.downUntil, e.lastErr = 0, time.Time{}, nil
+	e.hmu.Unlock()
+}
+
+// down returns how long the endpoint still waits for the store, and the
+// error that made it wait.
+func (e *endpoint) down() (time.Duration, error) {
+	e.hmu.Lock()
+	defer e.hmu.Unlock()
+	return time.Until(e.downUntil), e.lastErr
 }
 
 // Send encodes m and appends it to the inbox of m.To (through a blob if
@@ -101,14 +144,20 @@ func (e *endpoint) Send(ctx context.Context, m *transport.Message) error {
 		c.add(dropped, mm.Kind, 1, len(b))
 		return nil
 	}
+	if wait, err := e.down(); wait > 0 {
+		return e.unsent(&mm, len(b), fmt.Errorf("the store was unreachable (next try in %v): %w", wait.Round(time.Millisecond), err))
+	}
 	if !known {
 		ok, err := e.registered(ctx, mm.To)
 		switch {
-		case ctx.Err() != nil:
-			return ctx.Err()
+		case ctxError(ctx, err) != nil:
+			return ctxError(ctx, err)
 		case errors.Is(err, exchange.ErrClosed):
 			return fail(transport.ErrClosed)
 		case err != nil:
+			if errors.Is(err, exchange.ErrUnavailable) {
+				e.failed(err)
+			}
 			return e.unsent(&mm, len(b), err)
 		case !ok:
 			return fail(transport.ErrUnknownNode)
@@ -122,22 +171,29 @@ func (e *endpoint) Send(ctx context.Context, m *transport.Message) error {
 		e.rw.RUnlock()
 		switch {
 		case err == nil:
+			e.healthy()
 			c.add(sent, mm.Kind, 1, len(b))
 			n.mu.Lock()
 			n.recordSent(mm.To, epoch, seq, ent)
 			n.mu.Unlock()
 			return nil
-		case ctx.Err() != nil:
-			return ctx.Err()
+		case ctxError(ctx, err) != nil:
+			return ctxError(ctx, err)
 		case errors.Is(err, exchange.ErrClosed):
 			return fail(transport.ErrClosed)
 		case errors.Is(err, exchange.ErrTooLarge):
 			return fail(fmt.Errorf("%w: %w", err, transport.ErrTooLarge))
 		case errors.Is(err, exchange.ErrLost) && attempt < 3:
 			if rerr := e.recover(ctx, epoch, err); rerr != nil {
+				if errors.Is(rerr, exchange.ErrUnavailable) {
+					e.failed(rerr)
+				}
 				return e.unsent(&mm, len(b), rerr)
 			}
 		default:
+			if errors.Is(err, exchange.ErrUnavailable) {
+				e.failed(err)
+			}
 			return e.unsent(&mm, len(b), err)
 		}
 	}
@@ -248,7 +304,6 @@ func (e *endpoint) Recv(ctx context.Context) (*transport.Message, error) {
 	e.rmu.Lock()
 	defer e.rmu.Unlock()
 	closed := func() error { return fmt.Errorf("storenet: %v: recv: %w", e.node.id, transport.ErrClosed) }
-	backoff := time.Duration(0)
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -270,17 +325,35 @@ func (e *endpoint) Recv(ctx context.Context) (*transport.Message, error) {
 			}
 			continue
 		}
-		e.rw.RLock()
-		e.register(ctx)
+		if wait, _ := e.down(); wait > 0 {
+			if err := e.sleep(ctx, wait); err != nil {
+				if errors.Is(err, transport.ErrClosed) {
+					return nil, closed()
+				}
+				return nil, err
+			}
+		}
 		epoch := e.store.Epoch()
 		if epoch != e.repoch {
+			e.rw.RLock()
 			cause := e.cause
 			e.rw.RUnlock()
 			e.newEpoch(epoch, cause)
 			continue
 		}
-		notes, err := e.store.Read(ctx, e.topic, e.pos, e.net.cfg.Batch)
+		e.rw.RLock()
+		e.register(ctx)
 		e.rw.RUnlock()
+		// The Read holds no lock: it may block until a note arrives, and
+		// a recover must not wait for that. If a recover adopted another
+		// epoch meanwhile, the Read may have used this epoch's position
+		// in the other: its result is dropped, and the loop starts the
+		// new epoch from its first note (nothing is lost: the notes are
+		// read again).
+		notes, err := e.store.Read(ctx, e.topic, e.pos, e.net.cfg.Batch)
+		if e.store.Epoch() != epoch {
+			continue
+		}
 		size := 0
 		for _, nt := range notes {
 			size += len(nt.Data)
@@ -289,12 +362,12 @@ func (e *endpoint) Recv(ctx context.Context) (*transport.Message, error) {
 		var te *exchange.TrimmedError
 		switch {
 		case err == nil:
+			e.healthy()
 			e.buf = notes
 			e.pos = notes[len(notes)-1].Seq
-			backoff = 0
 			continue
-		case ctx.Err() != nil:
-			return nil, ctx.Err()
+		case ctxError(ctx, err) != nil:
+			return nil, ctxError(ctx, err)
 		case errors.Is(err, exchange.ErrClosed) || e.isClosed():
 			return nil, closed()
 		case errors.As(err, &te):
@@ -305,18 +378,13 @@ func (e *endpoint) Recv(ctx context.Context) (*transport.Message, error) {
 			e.net.loss(Loss{Kind: Trimmed, Node: e.node.id, Epoch: e.repoch, From: te.From, To: te.To, Messages: lost, Err: err})
 			continue
 		case errors.Is(err, exchange.ErrLost):
-			if e.recover(ctx, epoch, err) == nil {
+			if err = e.recover(ctx, epoch, err); err == nil {
 				continue
 			}
 		}
-		// The store is unreachable (or recovery failed): wait and retry.
-		backoff = min(max(2*backoff, e.net.cfg.Backoff), MaxBackoff)
-		if err := e.sleep(ctx, backoff); err != nil {
-			if errors.Is(err, transport.ErrClosed) {
-				return nil, closed()
-			}
-			return nil, err
-		}
+		// The store is unreachable (or recovery failed): wait (at the
+		// top of the loop) and retry.
+		e.failed(err)
 	}
 }
 
@@ -364,7 +432,7 @@ func (e *endpoint) handle(ctx context.Context, nt exchange.Note) (*transport.Mes
 			return skip(err)
 		}
 		if b, err = e.fetch(ctx, r); err != nil {
-			if errors.Is(err, exchange.ErrClosed) || ctx.Err() != nil {
+			if errors.Is(err, exchange.ErrClosed) || ctxError(ctx, err) != nil {
 				return nil, err
 			}
 			return skip(err)
@@ -391,7 +459,6 @@ func (e *endpoint) handle(ctx context.Context, nt exchange.Note) (*transport.Mes
 // reached. It fails for good (the caller skips the note) when the blob is
 // gone — deleted, or lost with the store's data — or corrupt.
 func (e *endpoint) fetch(ctx context.Context, r blobRef) ([]byte, error) {
-	backoff := time.Duration(0)
 	for {
 		e.rw.RLock()
 		b, err := e.store.Get(ctx, r.key)
@@ -399,6 +466,7 @@ func (e *endpoint) fetch(ctx context.Context, r blobRef) ([]byte, error) {
 		e.net.count(err, 0, len(b))
 		switch {
 		case err == nil:
+			e.healthy()
 			if err := r.check(b); err != nil {
 				return nil, err
 			}
@@ -406,21 +474,33 @@ func (e *endpoint) fetch(ctx context.Context, r blobRef) ([]byte, error) {
 			_ = e.net.count(e.store.Delete(ctx, r.key), 0, 0) // best effort: a leftover blob costs memory, not correctness
 			e.rw.RUnlock()
 			return b, nil
-		case ctx.Err() != nil:
-			return nil, ctx.Err()
+		case ctxError(ctx, err) != nil:
+			return nil, ctxError(ctx, err)
 		case errors.Is(err, exchange.ErrClosed):
 			return nil, err
 		case errors.Is(err, exchange.ErrNotFound), errors.Is(err, exchange.ErrLost), errors.Is(err, exchange.ErrTooLarge), errors.Is(err, exchange.ErrMalformed):
 			return nil, fmt.Errorf("blob %q: %w", r.key, err)
 		}
-		backoff = min(max(2*backoff, e.net.cfg.Backoff), MaxBackoff)
-		if err := e.sleep(ctx, backoff); err != nil {
+		if err := e.sleep(ctx, e.failed(err)); err != nil {
 			if errors.Is(err, transport.ErrClosed) {
 				return nil, exchange.ErrClosed
 			}
 			return nil, err
 		}
 	}
+}
+
+// ctxError returns the caller's context error that err stems from, or
+// nil. A store call may fail with its deadline a moment before ctx.Err()
+// reports it (go-redis sets the connection's deadline from ctx's).
+func ctxError(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return cerr
+	}
+	if _, ok := ctx.Deadline(); ok && errors.Is(err, context.DeadlineExceeded) {
+		return context.DeadlineExceeded
+	}
+	return nil
 }
 
 // sleep waits d, or until ctx is done (its error) or the endpoint closes
