@@ -23,6 +23,7 @@ type Network struct {
 	nodes  map[transport.NodeID]*node
 	known  map[transport.NodeID]bool // registered in the store, as a Send found
 	losses []Loss
+	counts [Unsent + 1]int64 // losses by kind
 	closed bool
 
 	requests, written, read atomic.Int64
@@ -207,18 +208,35 @@ func (n *Network) StoreStats() StoreStats {
 	return StoreStats{Requests: n.requests.Load(), BytesWritten: n.written.Load(), BytesRead: n.read.Load()}
 }
 
-// Losses returns the losses the Network's endpoints detected so far, in
-// the order detected.
+// MaxLosses is how many losses a Network keeps for Losses; LossCount
+// counts them all.
+const MaxLosses = 1000
+
+// Losses returns the first MaxLosses losses the Network's endpoints
+// detected, in the order detected.
 func (n *Network) Losses() []Loss {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return slices.Clone(n.losses)
 }
 
+// LossCount returns how many losses of kind k were detected so far.
+func (n *Network) LossCount(k LossKind) int64 {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if int(k) >= len(n.counts) {
+		return 0
+	}
+	return n.counts[k]
+}
+
 // loss records l and calls Config.OnLoss.
 func (n *Network) loss(l Loss) {
 	n.mu.Lock()
-	n.losses = append(n.losses, l)
+	if len(n.losses) < MaxLosses {
+		n.losses = append(n.losses, l)
+	}
+	n.counts[l.Kind]++
 	n.mu.Unlock()
 	if n.cfg.OnLoss != nil {
 		n.cfg.OnLoss(l)
