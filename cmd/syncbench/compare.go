@@ -87,6 +87,8 @@ type compareFlags struct {
 	target       float64
 	hasTarget    bool
 	clock        string
+	exchange     string // -exchange (exchange.go)
+	exchangeNS   string
 	duration     time.Duration
 	evalEvery    time.Duration
 	batch        int
@@ -152,6 +154,7 @@ func (f *compareFlags) register(fs *flag.FlagSet) {
 	})
 	if !f.coordinator {
 		fs.StringVar(&f.clock, "clock", "virtual", "virtual (discrete-event simulation, reproducible), real (goroutines, real sleeps) or grpc (worker processes on loopback, over gRPC with TLS)")
+		fs.StringVar(&f.exchange, "exchange", "", exchangeUsage)
 	}
 	listen := "127.0.0.1:0"
 	if f.coordinator {
@@ -268,6 +271,9 @@ func (f *compareFlags) check() error {
 	}
 	if f.indirect && f.clockKind == harness.Real {
 		return fmt.Errorf("-indirect is a virtual-time cost model: use -clock virtual")
+	}
+	if err := f.checkExchange(); err != nil {
+		return err
 	}
 	if f.evalEvery == 0 {
 		f.evalEvery = f.duration / 100
@@ -388,6 +394,9 @@ func (f *compareFlags) experiment(alg algorithms.Algorithm, spec consistency.Spe
 	if spec.Kind == consistency.KGroup {
 		a := f.arrivalSpec
 		e.Arrivals = &a
+	}
+	if f.exchange != "" {
+		e.Network = f.storeNetwork(spec.String())
 	}
 	return e
 }

@@ -473,6 +473,9 @@ func (f *compareFlags) clockName() string {
 	if f.clock == "grpc" {
 		return "grpc runtime (worker processes over gRPC, real clock)"
 	}
+	if f.exchange != "" {
+		return "real clock, messages through " + f.exchangeName()
+	}
 	return f.clockKind.String() + " clock"
 }
 

@@ -18,7 +18,9 @@ func Example() {
 	mem := exchange.NewMemory()
 	l := algorithms.Layout{Params: 2, Delta: 2}
 	net, err := storenet.New(storenet.Config{Layout: l, Dial: storenet.MemoryDial(mem, "job-1", exchange.Limits{}),
-		OnLoss: func(l storenet.Loss) { fmt.Println("loss:", l.Kind, "of", l.Node, "inbox:", l.Messages.Total().Messages, "message") }})
+		OnLoss: func(l storenet.Loss) {
+			fmt.Println("loss:", l.Kind, "of", l.Node, "inbox:", l.Messages.Total().Messages, "message")
+		}})
 	if err != nil {
 		panic(err)
 	}
