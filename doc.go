@@ -30,8 +30,10 @@
 //   - transport: the coordinator–worker message and the Transport
 //     interface; transport/inproc is a seeded in-process network,
 //     transport/grpcnet the transport over gRPC streams (secured with
-//     transport/grpcnet/jobtls's job CA, certificates and token), and
-//     transport/transporttest their conformance suite.
+//     transport/grpcnet/jobtls's job CA, certificates and token),
+//     exchange/storenet the transport through a store (Redis, or
+//     exchange.Memory in process; MLLess §3), and transport/transporttest
+//     their conformance suite.
 //
 // Tuners (pure, reverse communication: they ask, the runtime acts):
 //
