@@ -41,30 +41,38 @@ type node struct {
 	inbox   *inbox    // guarded by Network.mu
 }
 
-// Counter categories, as in package inproc.
+// Counter categories.
 const (
 	sent = iota
-	duplicated
 	dropped
 	received
-	categories
 )
 
-const numKinds = len(transport.ByKind{})
-
-type counters [categories][numKinds]struct{ msgs, bytes atomic.Int64 }
-
-func (c *counters) add(cat int, k transport.Kind, copies, size int) {
-	c[cat][k].msgs.Add(int64(copies))
-	c[cat][k].bytes.Add(int64(copies * size))
+// counters is a node's transport.NodeStats (no duplicates here: the
+// store never copies a note).
+type counters struct {
+	mu sync.Mutex
+	s  transport.NodeStats
 }
 
-func (c *counters) load(cat int) transport.ByKind {
-	var k transport.ByKind
-	for i := range k {
-		k[i] = transport.Counter{Messages: c[cat][i].msgs.Load(), Bytes: c[cat][i].bytes.Load()}
+// add counts copies messages of kind k and size bytes in category cat.
+func (c *counters) add(cat int, k transport.Kind, copies, size int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b := &c.s.Sent
+	switch cat {
+	case dropped:
+		b = &c.s.Dropped
+	case received:
+		b = &c.s.Received
 	}
-	return k
+	b[k].Add(transport.Counter{Messages: int64(copies), Bytes: int64(copies * size)})
+}
+
+func (c *counters) load() transport.NodeStats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.s
 }
 
 // New returns a network for cfg, or an error wrapping ErrConfig naming the
@@ -182,12 +190,7 @@ func (n *Network) Stats() transport.Stats {
 	defer n.mu.Unlock()
 	s := transport.Stats{Nodes: make(map[transport.NodeID]transport.NodeStats, len(n.nodes))}
 	for id, nd := range n.nodes {
-		s.Nodes[id] = transport.NodeStats{
-			Sent:       nd.count.load(sent),
-			Duplicated: nd.count.load(duplicated),
-			Dropped:    nd.count.load(dropped),
-			Received:   nd.count.load(received),
-		}
+		s.Nodes[id] = nd.count.load()
 	}
 	return s
 }
