@@ -21,7 +21,11 @@
 //     with the small signal apart, and the P2P paper's S3 objects named in
 //     its queue messages. The receiver checks, decodes and deletes the
 //     blob. So an inbox (a capped stream) holds small notes, whatever the
-//     model's size.
+//     model's size. (The blob of a message never read — its node closed,
+//     its note trimmed — stays in the namespace.) exchange.Peer has blobs
+//     too, but it carries updates only (messages with a delta) and
+//     deduplicates them, where a transport carries every kind and must
+//     deliver a retransmission, which the protocol acknowledges again.
 //   - Registration and reopening. Open dials a store client of the
 //     endpoint's own (Config.Dial), registers the node (key node/<id>:
 //     Send to a node registered nowhere fails with
