@@ -46,7 +46,10 @@
 // the coordinator's count of its batches.
 //
 // Every run records a consistency.Trace and Run returns an error if
-// consistency.Check finds the model's guarantee broken. The objective is
+// consistency.Check finds the model's guarantee broken; with
+// Experiment.DiscardTrace a virtual run checks the trace as it is
+// recorded and keeps none, which a run of thousands of workers needs
+// (docs/performance.md, "The simulator at scale"). The objective is
 // sampled every EvalEvery (snapshots of θ) and evaluated after the run,
 // off the clock, so evaluation never slows the run it measures.
 package harness
