@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"time"
 
-	"gonum.org/v1/gonum/stat"
-
 	"github.com/syncmodels/syncmodels/cost"
 	"github.com/syncmodels/syncmodels/doll"
 )
@@ -57,6 +55,7 @@ type dollStats struct {
 	pct                []float64
 	ratio              float64
 	lo, med, hi, sd    float64
+	medLo, medHi       float64 // the median's interval (overSeeds)
 	runtime, runtimeSD float64 // seconds
 	// over counts the runs past their θ; worst is the largest overrun
 	// (runtime/θ − 1).
@@ -93,7 +92,8 @@ func spotMean(t *cost.Trace, d time.Duration) float64 {
 	return m
 }
 
-func meanOf(vs []float64) float64 { return stat.Mean(vs, nil) }
+// meanOf is the mean of vs (overSeeds'), NaN for none.
+func meanOf(vs []float64) float64 { return overSeeds(vs).mean }
 
 // stats computes c's dollStats.
 func (r *dollReport) stats(c *dollCell) dollStats {
@@ -125,21 +125,17 @@ func (r *dollReport) stats(c *dollCell) dollStats {
 			exp = append(exp, r.expected(c, run, odPrice, spot))
 		}
 	}
-	s.ratio = meanOf(s.pct)
-	sorted := slices.Clone(s.pct)
-	slices.Sort(sorted)
-	s.lo, s.hi = sorted[0], sorted[len(sorted)-1]
-	s.med = stat.Quantile(0.5, stat.Empirical, sorted, nil)
-	if len(sorted) > 1 {
-		s.sd = stat.StdDev(s.pct, nil)
-		s.runtimeSD = stat.StdDev(rts, nil)
+	cs, rs := overSeeds(s.pct), overSeeds(rts)
+	s.ratio, s.lo, s.hi, s.med, s.medLo, s.medHi = cs.mean, cs.minv, cs.maxv, cs.median, cs.lo, cs.hi
+	s.sd, s.runtime, s.runtimeSD = cs.sd, rs.mean, rs.sd
+	if len(s.pct) < 2 {
+		s.sd, s.runtimeSD = 0, 0
 	}
 	s.se = s.sd / math.Sqrt(float64(len(s.pct)))
 	s.alpha = math.NaN()
 	if len(alphas) > 0 {
 		s.alpha = meanOf(alphas)
 	}
-	s.runtime = meanOf(rts)
 	s.expected = math.NaN()
 	if len(exp) > 0 {
 		s.expected = meanOf(exp)
@@ -212,14 +208,18 @@ func pct(v float64) string {
 	return fmt.Sprintf("%.1f%%", v)
 }
 
-// spread formats a cell's per-run min, median and max.
+// spread formats a cell's per-run median with its interval, and the
+// runs' range (the median alone when every run costs the same).
 func (s dollStats) spread() string {
-	return fmt.Sprintf("%.1f / %.1f / %.1f", s.lo, s.med, s.hi)
+	if s.lo == s.hi {
+		return fmt.Sprintf("%.1f", s.med)
+	}
+	return fmt.Sprintf("%.1f [%.1f, %.1f] (%.1f–%.1f)", s.med, s.medLo, s.medHi, s.lo, s.hi)
 }
 
 func (r *dollReport) claims() {
 	r.p("## The paper's claims and ours\n\n")
-	r.p("A **cost ratio** is the mean cost of a method's %d runs ÷ the mean cost of the %d on-demand-only runs with the same seeds (the same arrival rates, arrival times and data); *runs* gives the per-run costs ÷ that same on-demand mean, min–max. Costs count the workers' instances only, as the paper does.\n\n", r.plan.s.runs, r.plan.s.runs)
+	r.p("A **cost ratio** is the mean cost of a method's %d runs ÷ the mean cost of the %d on-demand-only runs with the same seeds (the same arrival rates, arrival times and data); *runs* gives the per-run costs ÷ that same on-demand mean: their median, in brackets a distribution-free interval for it, [x(k), x(n+1−k)] of the sorted runs (%s), and in parentheses their range. Statistics across seeds are computed with `github.com/montanaflynn/stats`. Costs count the workers' instances only, as the paper does.\n\n", r.plan.s.runs, r.plan.s.runs, intervalText(r.plan.s.runs))
 	rows := [][]string{{"claim", "paper", "ours", "why they differ"}}
 	homS, hetS := r.plan.fig3(false), r.plan.fig3(true)
 	var hom, het []dollStats
@@ -440,7 +440,7 @@ func (r *dollReport) fig3Section(het bool) {
 	if het {
 		eq = "Eq. 22 at N_s"
 	}
-	rows := [][]string{{"setting", "N_s", "θ (s)", "runtime (s), mean", "runs past θ", "cost ratio", "runs: min / median / max (%)", eq, "Corollary 2", "paper"}}
+	rows := [][]string{{"setting", "N_s", "θ (s)", "runtime (s), mean", "runs past θ", "cost ratio", "runs: median [interval] (range), %", eq, "Corollary 2", "paper"}}
 	for i, c := range cells {
 		s := r.stats(c)
 		ns := strconv.Itoa(s.nsLo)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"os"
@@ -66,27 +65,44 @@ type fspSweep struct {
 	ttts       [][]time.Duration
 	fspvs      []time.Duration
 	med        []time.Duration
+	medStat    []seedStat // med's with their intervals
+	fspvStat   seedStat
 	fspvMed    time.Duration
 	bestMed    time.Duration
 	bestMedEta time.Duration
 }
 
-// median is the median time to target of ts, a not-reached run (-1)
-// counting as longer than any: the middle one for an odd count, the
-// longer of the two middle ones for an even count; -1 if that one did not
-// reach the target.
-func median(ts []time.Duration) time.Duration {
-	if len(ts) == 0 {
+// tttStat summarises times to target over seeds (overSeeds, in
+// nanoseconds), a run that did not reach the target (-1) counting as
+// slower than any (+Inf).
+func tttStat(ts []time.Duration) seedStat {
+	xs := make([]float64, len(ts))
+	for i, t := range ts {
+		xs[i] = float64(t)
+		if t < 0 {
+			xs[i] = math.Inf(1)
+		}
+	}
+	return overSeeds(xs)
+}
+
+// median is the median time to target of ts (the mean of the two middle
+// ones for an even count), -1 if it is not reached: if no run reached
+// the target, or for an even count if one of the two middle ones did
+// not.
+func median(ts []time.Duration) time.Duration { return tttOf(tttStat(ts).median) }
+
+// tttOf is a time to target of tttStat's, -1 for +Inf or NaN.
+func tttOf(ns float64) time.Duration {
+	if math.IsInf(ns, 1) || math.IsNaN(ns) {
 		return -1
 	}
-	s := slices.Clone(ts)
-	slices.SortFunc(s, func(a, b time.Duration) int {
-		if a < 0 || b < 0 {
-			return cmp.Compare(b, a) // -1 last
-		}
-		return cmp.Compare(a, b)
-	})
-	return s[len(s)/2]
+	return time.Duration(ns)
+}
+
+// fmtTTTStat formats a median time to target and its interval.
+func fmtTTTStat(st seedStat) string {
+	return st.fmt(func(ns float64) string { return fmtTTT(tttOf(ns)) })
 }
 
 // etaShare is how long FSPV ran at one interval.
@@ -125,13 +141,15 @@ func (c *fspCase) sweepSummary() fspSweep {
 		for _, row := range sw.ttts {
 			col = append(col, row[i])
 		}
-		m := median(col)
-		sw.med = append(sw.med, m)
+		st := tttStat(col)
+		m := tttOf(st.median)
+		sw.med, sw.medStat = append(sw.med, m), append(sw.medStat, st)
 		if m >= 0 && (sw.bestMed < 0 || m < sw.bestMed) {
 			sw.bestMed, sw.bestMedEta = m, c.etas[i]
 		}
 	}
-	sw.fspvMed = median(sw.fspvs)
+	sw.fspvStat = tttStat(sw.fspvs)
+	sw.fspvMed = tttOf(sw.fspvStat.median)
 	if len(c.sweep) == 0 {
 		return sw
 	}
@@ -867,8 +885,8 @@ func (r *fspReport) intervals() {
 		r.scale.sweepSnapshots, fmtDur(sweeps[0].sweepFlags.evalEvery), sweeps[0].w.label, timesAsOften(r.scale.sweepSnapshots, 100))
 	r.p("η is given as a duration, as a fraction of P (a full-speed pass over a shard; η ≥ P is cut short by the early trigger, so the grid stops there) and, as in the paper's x-axis, of BSPB's mean full-batch round in the same setting. ")
 	r.p("The issue's acceptance criterion: FSPV's time to target within %.3g× of the best fixed η's. ", fspAcceptance)
-	r.p("Every η and FSPV also ran with %d seeds (%s): a seed changes θ0, the sharding and which workers straggle, not the data set. One seed's curve can be jagged where runs settle in different local optima, and the best of %d fixed η on one seed is a best of %d draws; the medians over the seeds (a run that did not reach the target counts as the slowest) say which η is best more reliably. The criterion is judged both ways.\n\n",
-		len(sweeps[0].sweepSeeds), seedList(sweeps[0].sweepSeeds), len(sweeps[0].etas), len(sweeps[0].etas))
+	r.p("Every η and FSPV also ran with %d seeds (%s): a seed changes θ0, the sharding and which workers straggle, not the data set. One seed's curve can be jagged where runs settle in different local optima, and the best of %d fixed η on one seed is a best of %d draws; the medians over the seeds (a run that did not reach the target counts as the slowest; for an even count the mean of the two middle runs, not reached if either is) say which η is best more reliably. The criterion is judged both ways. In brackets, a distribution-free interval for the median, [x(k), x(n+1−k)] of the sorted times (%s; computed with `github.com/montanaflynn/stats`): where two η's intervals overlap, these seeds do not tell them apart.\n\n",
+		len(sweeps[0].sweepSeeds), seedList(sweeps[0].sweepSeeds), len(sweeps[0].etas), len(sweeps[0].etas), intervalText(len(sweeps[0].sweepSeeds)))
 	for _, c := range sweeps {
 		sw := c.sweepSummary()
 		r.p("### %s\n\n", c.w.label)
@@ -876,8 +894,9 @@ func (r *fspReport) intervals() {
 		for _, sd := range c.sweepSeeds {
 			head = append(head, fmt.Sprintf("seed %d", sd))
 		}
-		rows := [][]string{append(head, "median", "median ÷ best median")}
-		row := func(label string, eta time.Duration, ts []time.Duration, med time.Duration) {
+		rows := [][]string{append(head, "median [interval]", "median ÷ best median")}
+		row := func(label string, eta time.Duration, ts []time.Duration, st seedStat) {
+			med := tttOf(st.median)
 			cells := []string{label, r.frac(eta, sw.pass), r.frac(eta, sw.fullRound)}
 			for k, t := range ts {
 				cell := fmtTTT(t)
@@ -890,16 +909,16 @@ func (r *fspReport) intervals() {
 			if med >= 0 && sw.bestMed > 0 {
 				rel = fmt.Sprintf("%.2f", med.Seconds()/sw.bestMed.Seconds())
 			}
-			rows = append(rows, append(cells, fmtTTT(med), rel))
+			rows = append(rows, append(cells, fmtTTTStat(st), rel))
 		}
 		for i := range c.etas {
 			var ts []time.Duration
 			for _, tk := range sw.ttts {
 				ts = append(ts, tk[i])
 			}
-			row(fmtDur(c.etas[i]), c.etas[i], ts, sw.med[i])
+			row(fmtDur(c.etas[i]), c.etas[i], ts, sw.medStat[i])
 		}
-		row("FSPV", sw.mainEta, sw.fspvs, sw.fspvMed)
+		row("FSPV", sw.mainEta, sw.fspvs, sw.fspvStat)
 		r.table(rows)
 		r.p("\nThe FSPV row's η columns give the interval it ran longest on seed %d (%s). Full-batch round (BSPB, %s): %s. On seed %d, before it reached the target (or the end), FSPV ran %d stage(s) (the first probing at %s and %s, each later one next to the last η*) and spent %.0f%% of that time in probes; its intervals by share of that time: %s.\n\n",
 			c.sweepSeeds[0], fmtDur(sw.mainEta), fspSettings[fspSweepSetting].label, fmtDur(sw.fullRound), c.sweepSeeds[0], sw.stages, fmtDur(sw.probe), fmtDur(2*sw.probe), 100*sw.probing, r.shareLine(sw))

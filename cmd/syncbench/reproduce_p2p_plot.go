@@ -127,7 +127,7 @@ func (r *p2pReport) plotFig6(path string) error {
 			}
 			var med plotter.XYs
 			for e := range c.runs[0].acc {
-				med = append(med, plotter.XY{X: float64(e + 1), Y: p2pSummary(c.over(func(x *p2pRun) float64 { return x.acc[e] })).median})
+				med = append(med, plotter.XY{X: float64(e + 1), Y: overSeeds(c.over(func(x *p2pRun) float64 { return x.acc[e] })).median})
 			}
 			l, err := p2pLine(p, med, col, dash, nil, vg.Points(2))
 			if err != nil {

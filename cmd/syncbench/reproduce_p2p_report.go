@@ -13,58 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/montanaflynn/stats"
-
 	"github.com/syncmodels/syncmodels/p2p"
 )
-
-// p2pStat is a statistic over a setting's seeds: the median and a
-// distribution-free confidence interval for it, [x(k), x(n+1−k)] of the
-// sorted values, with its exact coverage 1 − 2·P(Bin(n, ½) < k) (the
-// largest k whose coverage is at least 95%; with 5 seeds or fewer, k = 1,
-// the range, with coverage 1 − 2^(1−n)).
-type p2pStat struct {
-	n              int
-	median, lo, hi float64
-	coverage       float64
-}
-
-func p2pSummary(xs []float64) p2pStat {
-	st := p2pStat{n: len(xs), median: math.NaN(), lo: math.NaN(), hi: math.NaN()}
-	if len(xs) == 0 {
-		return st
-	}
-	st.median, _ = stats.Median(xs)
-	sorted := slices.Sorted(slices.Values(xs))
-	n := len(sorted)
-	// P(Bin(n, ½) ≤ j) for j = 0, 1, …
-	cdf := func(j int) float64 {
-		s, c := 0.0, 1.0
-		for i := 0; i <= j; i++ {
-			s += c
-			c = c * float64(n-i) / float64(i+1)
-		}
-		return s / math.Pow(2, float64(n))
-	}
-	k := 1
-	for k+1 <= (n+1)/2 && 1-2*cdf(k) >= 0.95 {
-		k++
-	}
-	st.lo, st.hi = sorted[k-1], sorted[n-k]
-	st.coverage = 1 - 2*cdf(k-1)
-	if n == 1 {
-		st.coverage = 0
-	}
-	return st
-}
-
-// fmt formats the statistic with f.
-func (s p2pStat) fmt(f func(float64) string) string {
-	if s.n == 1 {
-		return f(s.median)
-	}
-	return fmt.Sprintf("%s [%s, %s]", f(s.median), f(s.lo), f(s.hi))
-}
 
 func fmtPct(x float64) string  { return fmt.Sprintf("%.1f%%", 100*x) }
 func fmtPct2(x float64) string { return fmt.Sprintf("%.2f%%", 100*x) }
@@ -176,12 +126,12 @@ func (r *p2pReport) claims() {
 	m4, m12 := r.plan.timing(p2pMobile, 4, 1024, false, false).runs[0], r.plan.timing(p2pMobile, 12, 1024, false, false).runs[0]
 	plain, q := r.plan.timing(p2pVGG11, 4, 1024, false, false), r.plan.timing(p2pVGG11, 4, 1024, false, true)
 	bytesRatio := float64(plain.runs[0].written+plain.runs[0].read) / float64(q.runs[0].written+q.runs[0].read)
-	commRatio := plain.runs[0].comm.Seconds() / p2pSummary(q.over(func(x *p2pRun) float64 { return x.comm.Seconds() })).median
-	syncAcc := p2pSummary(r.plan.fig6(p2p.Sync, false).over(lastAcc))
-	asyncAcc := p2pSummary(r.plan.fig6(p2p.Async, false).over(lastAcc))
-	qAcc := p2pSummary(r.plan.fig6(p2p.Sync, true).over(lastAcc))
-	syncDrop := p2pSummary(r.plan.fig6(p2p.Sync, false).over(worstDrop))
-	asyncDrop := p2pSummary(r.plan.fig6(p2p.Async, false).over(worstDrop))
+	commRatio := plain.runs[0].comm.Seconds() / overSeeds(q.over(func(x *p2pRun) float64 { return x.comm.Seconds() })).median
+	syncAcc := overSeeds(r.plan.fig6(p2p.Sync, false).over(lastAcc))
+	asyncAcc := overSeeds(r.plan.fig6(p2p.Async, false).over(lastAcc))
+	qAcc := overSeeds(r.plan.fig6(p2p.Sync, true).over(lastAcc))
+	syncDrop := overSeeds(r.plan.fig6(p2p.Sync, false).over(worstDrop))
+	asyncDrop := overSeeds(r.plan.fig6(p2p.Async, false).over(worstDrop))
 	higher := "not reproduced: the intervals overlap; a convex model, which every run reaches (Fig. 6 below)"
 	if syncAcc.lo > asyncAcc.hi {
 		higher = "reproduced"
@@ -263,16 +213,7 @@ func (r *p2pReport) setup() {
 	r.p("- **Figs. 3 to 5** run %d epoch(s) of one gradient per shard per round (Algorithm 1: the peer averages its m batch gradients), synchronously, with the paper's batch sizes 64 to 1024 and 4, 8 and 12 peers; times are per epoch, for the mean peer.\n", s.commEpochs)
 	r.p("- **Fig. 6** runs %d epochs of mini-batch rounds (64 points a peer, the paper's §V-D), 4 peers, one of them computing 1.5× slower, every store request delayed by a seeded lognormal draw (median %v, σ = 1); test accuracy after every epoch.\n", s.epochs, p2pRTT)
 	r.p("- **Cost**: the paper's Eq. 1 and 2 (`p2p.PaperCost`) price one epoch's gradient computation per peer: Lambda at $%.10f per GB-s (Table II's prices are 1.3333·10⁻⁵ $/GB-s: arm64) times Table II's memory for the batch size, every one of the peer's functions billed for the whole computation, plus the t2.small peer; or the t2.large peer alone. Our bill (`p2p.Result.Bill`, on a `cost.Ledger`) prices a whole run: every peer's instance for its lifetime, per second, and every function invocation rounded up to 100 ms.\n", p2p.LambdaPerGBSecond)
-	r.p("- **Statistics**: medians over the seeds with `github.com/montanaflynn/stats`; the interval is [x(k), x(n+1−k)] of the sorted values, which covers the median with probability 1 − 2·P(Bin(n, ½) < k) whatever the distribution (with %d seeds: %s).\n\n", s.seeds, coverageText(s.seeds))
-}
-
-func coverageText(n int) string {
-	xs := make([]float64, n)
-	st := p2pSummary(xs)
-	if n == 1 {
-		return "no interval"
-	}
-	return fmt.Sprintf("the range, %.1f%%", 100*st.coverage)
+	r.p("- **Statistics**: medians over the seeds with `github.com/montanaflynn/stats`; the interval is [x(k), x(n+1−k)] of the sorted values, which covers the median with probability 1 − 2·P(Bin(n, ½) < k) whatever the distribution (with %d seeds: %s).\n\n", s.seeds, intervalText(s.seeds))
 }
 
 // tableII are the paper's Tables II and III, per batch size: time to
@@ -334,8 +275,8 @@ func (r *p2pReport) fig5() {
 	by := func(x *p2pRun) float64 { return float64(x.written+x.read) / x.epochs }
 	cm := func(x *p2pRun) float64 { return comm(*x) }
 	rows := [][]string{{"4 peers, VGG11, B = 1024", "bytes per epoch (written + read)", "communication per epoch", "store requests per epoch"}}
-	rows = append(rows, []string{"float64", p2pSummary(plain.over(by)).fmt(fmtInt), p2pSummary(plain.over(cm)).fmt(fmtSec), p2pSummary(plain.over(func(x *p2pRun) float64 { return float64(x.reqs) / x.epochs })).fmt(fmtInt)})
-	rows = append(rows, []string{"QSGD, 255 levels, packed", p2pSummary(q.over(by)).fmt(fmtInt), p2pSummary(q.over(cm)).fmt(fmtSec), p2pSummary(q.over(func(x *p2pRun) float64 { return float64(x.reqs) / x.epochs })).fmt(fmtInt)})
+	rows = append(rows, []string{"float64", overSeeds(plain.over(by)).fmt(fmtInt), overSeeds(plain.over(cm)).fmt(fmtSec), overSeeds(plain.over(func(x *p2pRun) float64 { return float64(x.reqs) / x.epochs })).fmt(fmtInt)})
+	rows = append(rows, []string{"QSGD, 255 levels, packed", overSeeds(q.over(by)).fmt(fmtInt), overSeeds(q.over(cm)).fmt(fmtSec), overSeeds(q.over(func(x *p2pRun) float64 { return float64(x.reqs) / x.epochs })).fmt(fmtInt)})
 	r.table(rows)
 	r.p("\nQSGD sends a sign and 8 magnitude bits an entry, with one float64 norm, where float64 sends 64 bits (and the paper's float32, 32): the bytes fall about 7×, less the messages' fixed headers, and so does the time to move them; the round trips stay. The paper's code quantised its gradients but sent the levels as float32 arrays, so it saved nothing on the wire; its Fig. 5 reports a reduction in send and receive time all the same.\n\n")
 	rows = [][]string{{"Fig. 6's runs, after " + strconv.Itoa(r.plan.s.epochs) + " epochs", "test accuracy", "objective (log loss)", "bytes per epoch"}}
@@ -346,7 +287,7 @@ func (r *p2pReport) fig5() {
 			if qq {
 				name += " + QSGD"
 			}
-			rows = append(rows, []string{name, p2pSummary(c.over(lastAcc)).fmt(fmtPct), p2pSummary(c.over(lastObj)).fmt(fmtObj), p2pSummary(c.over(by)).fmt(fmtInt)})
+			rows = append(rows, []string{name, overSeeds(c.over(lastAcc)).fmt(fmtPct), overSeeds(c.over(lastObj)).fmt(fmtObj), overSeeds(c.over(by)).fmt(fmtInt)})
 		}
 	}
 	r.table(rows)
@@ -374,7 +315,7 @@ func (r *p2pReport) fig6() error {
 			continue
 		}
 		at := func(x *p2pRun) float64 { return x.acc[e] }
-		rows = append(rows, []string{strconv.Itoa(e + 1), p2pSummary(sc.over(at)).fmt(fmtPct), p2pSummary(ac.over(at)).fmt(fmtPct)})
+		rows = append(rows, []string{strconv.Itoa(e + 1), overSeeds(sc.over(at)).fmt(fmtPct), overSeeds(ac.over(at)).fmt(fmtPct)})
 	}
 	r.table(rows)
 	r.p("\n![Fig. 6: test accuracy, synchronous and asynchronous](p2p/fig6.png)\n\n")
@@ -407,7 +348,7 @@ func (r *p2pReport) fig6() error {
 	}
 	fastest := func(x *p2pRun) float64 { return x.fastest.Seconds() }
 	r.p("- **Time** (virtual, median): the synchronous peers took %s for %d epochs, all finishing together, since they wait for the slow one at every barrier; the asynchronous ones do not wait: the fast peers finished in %s, the slow one in %s.\n",
-		p2pSummary(sc.over(wall)).fmt(fmtSec), s.epochs, p2pSummary(ac.over(fastest)).fmt(fmtSec), p2pSummary(ac.over(wall)).fmt(fmtSec))
+		overSeeds(sc.over(wall)).fmt(fmtSec), s.epochs, overSeeds(ac.over(fastest)).fmt(fmtSec), overSeeds(ac.over(wall)).fmt(fmtSec))
 	r.p("- **Staleness** of the updates the asynchronous peers averaged from others (their round minus the update's, over all seeds): %s. Negative: the writer was ahead of the reader. The slow peer falls behind by a third of a round every round, so the gap between it and the others grows through the run.\n", strings.Join(parts, ", "))
 	r.p("- **Updates nobody read** (asynchronous, all seeds): %d of %d published, %d of them overwritten in their slot before any peer read them (`p2p.Check`'s report); synchronous runs read every update, which Check verifies.\n\n",
 		unread, r.published(ac), over)
