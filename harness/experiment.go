@@ -145,6 +145,17 @@ type CostModel struct {
 	// EntryCost is the coordinator's time per delta entry merged and per
 	// parameter recomputed by an apply. Default 2 ns.
 	EntryCost time.Duration
+	// MessageCost is the time each message occupies its coordinator
+	// link besides its bytes: the runtime's fixed cost of sending and
+	// receiving one (encoding, queueing, a wake-up), which the real
+	// runtime's coordinator pays message by message. Default 0 (none).
+	MessageCost time.Duration
+	// Cores, if positive, is the number of cores the workers share: while
+	// n of them compute, each runs at min(1, Cores/n) of full speed
+	// (processor sharing, cores.go), as goroutine workers on one machine
+	// do. Not with semi-centralized timers, data migration, preemptions
+	// or scale-in. Default 0: every worker has a core of its own.
+	Cores int
 }
 
 // Experiment is one run: a workload, its shards, a sync model, a cluster,
@@ -472,6 +483,8 @@ func (e *Experiment) validate() error {
 		return fmt.Errorf("harness: %d stragglers of %d workers: %w", s.Count, e.Workers, ErrConfig)
 	case s.Kind != NoStragglers && (s.Tau < 0 || s.Every < 0 || s.Latency < 0 || !(s.Slowdown >= 1) || math.IsInf(s.Slowdown, 0)):
 		return fmt.Errorf("harness: stragglers %+v: %w", *s, ErrConfig)
+	case e.validateCores() != nil:
+		return e.validateCores()
 	case e.Stop.validate(e) != nil:
 		return e.Stop.validate(e)
 	case e.ScaleIn != nil && (e.Clock != Virtual || (e.Sync.Kind != consistency.BSP && e.Sync.Kind != consistency.FSP && e.Sync.Kind != consistency.ISP) || !e.Algorithm.Minimize()):

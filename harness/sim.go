@@ -39,6 +39,7 @@ const (
 	simBatch                     // a worker's next batch of streamed data is complete (stream.go)
 	simBatchReady                // a batch indicator reaches the coordinator
 	simRevise                    // the provisioning is revised (Experiment.Provision)
+	simCPU                       // CPU contention: a segment ends or a pause (cores.go)
 )
 
 type simEvent struct {
@@ -150,6 +151,9 @@ type sim struct {
 	// fifo keeps each worker's messages in order under Tail stragglers,
 	// nil without (tail.go).
 	fifo *tailFIFO
+	// cpu shares CostModel.Cores among the computing workers, nil
+	// without (cores.go).
+	cpu *cpuShare
 }
 
 func (s *sim) setInterval(now, eta time.Duration) error {
@@ -261,7 +265,7 @@ func (s *sim) transmit(link *time.Duration, t time.Duration, size int, w consist
 // arrives after w's previous one on its direction of the link.
 func (s *sim) transmitDelayed(link *time.Duration, t time.Duration, size int, w consistency.WorkerID, d time.Duration) time.Duration {
 	start := max(t, *link)
-	*link = start + time.Duration(float64(size)/s.e.Cost.Bandwidth*1e9)
+	*link = start + s.e.Cost.MessageCost + time.Duration(float64(size)/s.e.Cost.Bandwidth*1e9)
 	s.bytes += int64(size)
 	s.msgs++
 	lat := s.e.Cost.Latency
@@ -301,6 +305,9 @@ func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, erro
 	}
 	if s.streams, err = s.newStreams(); err != nil {
 		return nil, err
+	}
+	if e.Cost.Cores > 0 {
+		s.cpu = newCPUShare(e.Cost.Cores, len(st.shards))
 	}
 	if e.Stragglers.Kind == Tail {
 		s.fifo = &tailFIFO{in: make([]time.Duration, len(st.shards)), out: make([]time.Duration, len(st.shards))}
@@ -393,6 +400,8 @@ func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, erro
 			}
 		case simInterrupt:
 			s.interrupt(ev)
+		case simCPU:
+			s.cpu.event(s, ev)
 		case simMigrate:
 			if err := s.mig.deliver(s, ev); err != nil {
 				return nil, err
@@ -607,6 +616,10 @@ func (s *sim) interrupt(ev *simEvent) {
 	if !r.active || r.gen != ev.gen || s.stale(ev) {
 		return // the batch already ended
 	}
+	if s.cpu != nil {
+		s.cpu.interrupt(s, ev.w)
+		return
+	}
 	sh := s.st.shards[ev.w]
 	e := s.now - r.start
 	if e < 0 {
@@ -667,6 +680,10 @@ func (s *sim) start(ev *simEvent) {
 	*r = simRun{gen: r.gen + 1, start: s.now + sh.owed, k: k, pace: s.e.pace(sh),
 		params: ev.params, clock: ev.eff.Clock, ver: ev.eff.Version, batch: ev.eff.Batch, from: from, active: true, owed: sh.owed}
 	sh.owed = 0
+	if s.cpu != nil {
+		s.cpu.begin(s, ev.w)
+		return
+	}
 	if ev.eff.Interval > 0 {
 		// Semi-centralized: the worker's own timer ends the batch.
 		r.timer = localTimer(ev.eff, s.timers)
