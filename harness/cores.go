@@ -1,8 +1,8 @@
 package harness
 
 import (
-	"container/heap"
 	"fmt"
+	"math"
 	"math/bits"
 	"time"
 
@@ -10,33 +10,46 @@ import (
 )
 
 // CPU contention in virtual time (CostModel.Cores): the workers of a run
-// on one machine share its cores, as the goroutine runtime's workers share
-// GOMAXPROCS threads and the gRPC runtime's worker processes share the
-// host. The simulator models the cores as processor sharing: while n
-// workers compute, each computes at min(1, Cores/n) of its full speed. A
-// worker in an Injected pause (a sleep on the real clock) or waiting for
-// a release does not compute and leaves its share to the others. The
-// coordinator's own work is not on these cores (its applies and messages
-// keep their CostModel costs).
+// on one machine share its cores, as the goroutine runtime's workers
+// share GOMAXPROCS threads and the gRPC runtime's worker processes share
+// the host. The simulator models the cores as Go's scheduler runs
+// goroutines: a worker that has points to compute asks for a core; while
+// every core is taken it waits in a first-in first-out queue; once it has
+// a core it computes until it stops computing (its batch ends, or an
+// Injected pause, a sleep, begins) or until it has run for schedQuantum
+// with others waiting, when it is preempted to the back of the queue (the
+// runtime's sysmon preempts a goroutine that has run 10 ms). Batches
+// shorter than the quantum therefore run whole, one after another (a
+// round of N workers' batches on C cores takes N/C batch times, and each
+// worker waits for its turn); long ones share the cores round-robin.
 //
-// The sharing is exact, with integer arithmetic: a work clock v counts
-// the nanoseconds of full-speed computing each computing worker has done
-// since the start; it advances by dt·min(n, Cores)/n over dt of virtual
-// time (the remainder carried), and a worker's batch segment of w
-// nanoseconds of work that started at v0 ends when v reaches v0 + w. The
-// workers computing sit in a heap by that end, so each change costs
-// O(log n). With Cores 0 (the default) none of this runs and a batch
-// takes its points' cost, as before.
+// Cores may be fractional: a shared machine whose other processes take
+// part of its CPUs gives the run ⌈Cores⌉ cores that together compute
+// Cores cores' worth, each of the b busy ones at min(1, Cores/b) of full
+// speed (the operating system's fair share), so one worker alone still
+// computes at full speed. Speeds are rationals in thousandths of a core
+// and times are integer nanoseconds, rounded the same way everywhere.
+//
+// The coordinator's own work is not on these cores (its applies and
+// messages keep their CostModel costs). A worker's time queued for a
+// core before its batch's first point counts as waiting
+// (WorkerStats.Wait), as the goroutine runtime measures it: its release
+// is received when it is scheduled. Time queued after that (preempted,
+// or after a pause) is in its Busy and Paused time.
 //
 // A batch is computed in segments that end at the Injected pauses (after
-// every Every-th point of a straggler): a segment is computing, the pause
-// is a timer. An interrupt (FSP) lets the worker finish the point it is
-// computing, as pace.interrupt does without contention, or cuts a pause
-// short and owes the rest.
+// every Every-th point of a straggler). An interrupt (FSP) lets the
+// worker finish the point it is computing, as pace.interrupt does without
+// contention, or cuts a pause short and owes the rest. With Cores 0 (the
+// default) none of this runs and a batch takes its points' cost.
+
+// schedQuantum is how long a goroutine runs before Go's scheduler
+// preempts it for a waiting one (runtime.forcePreemptNS).
+const schedQuantum = 10 * time.Millisecond
 
 // simCPU sub-kinds, in simEvent.k.
 const (
-	cpuCheck    = iota // the earliest segment end (simEvent.seqNo: the cpuShare's epoch)
+	cpuSliceEnd = iota // a worker's work or time slice on its core ends
 	cpuOwedEnd         // a pause owed from an interrupted batch ends
 	cpuPauseEnd        // an Injected pause ends
 )
@@ -46,123 +59,117 @@ type cpuPhase uint8
 const (
 	cpuIdle    cpuPhase = iota
 	cpuOwed             // serving an owed pause before the batch's first point
-	cpuCompute          // computing a segment
+	cpuQueued           // waiting for a core
+	cpuRunning          // computing on a core
 	cpuPause            // in an Injected pause after a segment
 )
 
-// cpuWorker is one worker's batch under processor sharing.
+// cpuWorker is one worker's batch on the shared cores.
 type cpuWorker struct {
 	phase cpuPhase
-	j     int   // points of the batch done before the current segment
-	seg   int   // points of the current segment
-	from  int64 // the work clock when the segment started
-	tag   int64 // the work clock when the segment is done
-	last  bool  // the segment ends the batch (an interrupt cut it)
-	// until is when the current Injected pause ends.
-	until time.Duration
-	// ev numbers the worker's pending timer events: a later one makes the
+	j     int           // points of the batch done before the current segment
+	seg   int           // points of the current segment
+	left  time.Duration // full-speed work left in the segment, as of upd
+	upd   time.Duration // when left was last brought up to date (running)
+	quant time.Duration // when its time slice ends (running)
+	last  bool          // the segment ends the batch (an interrupt cut it)
+	began bool          // the batch has had a core
+	until time.Duration // when the current pause ends
+	// ev numbers the worker's pending events: a later one makes the
 	// earlier stale.
-	ev  uint64
-	idx int // position in the heap, -1 when not computing
+	ev uint64
 }
 
-// cpuShare is the processor sharing of Cores cores among the computing
-// workers.
+// cpuShare is the cores the workers share.
 type cpuShare struct {
-	cores int64
-	v     int64         // the work clock, ns
-	rem   uint64        // remainder of v's last advance, in 1/n ns
-	at    time.Duration // when v was last advanced
-	ws    []cpuWorker
-	h     cpuHeap
-	epoch uint64 // numbers the pending cpuCheck event
-	// batching defers schedule while a cpuCheck ends several segments.
-	batching bool
+	milli   int64 // capacity in thousandths of a core
+	servers int   // ⌈capacity⌉ cores
+	running []consistency.WorkerID
+	queue   []consistency.WorkerID
+	ws      []cpuWorker
 }
 
-func newCPUShare(cores, workers int) *cpuShare {
-	c := &cpuShare{cores: int64(cores), ws: make([]cpuWorker, workers)}
-	c.h.c = c
-	for i := range c.ws {
-		c.ws[i].idx = -1
-	}
-	return c
+func newCPUShare(cores float64, workers int) *cpuShare {
+	m := int64(math.Round(cores * 1000))
+	return &cpuShare{milli: m, servers: int((m + 999) / 1000), ws: make([]cpuWorker, workers)}
 }
+
+// maxCores bounds CostModel.Cores.
+const maxCores = 1 << 20
 
 // validateCores checks CostModel.Cores against the features whose batch
-// timing the processor sharing does not follow.
+// timing the shared cores do not follow.
 func (e *Experiment) validateCores() error {
 	c := e.Cost
 	switch {
-	case c.Cores < 0:
-		return fmt.Errorf("harness: cost model cores %d < 0: %w", c.Cores, ErrConfig)
+	case !(c.Cores >= 0) || c.Cores > maxCores:
+		return fmt.Errorf("harness: cost model cores %v: want 0 (a core per worker) or a positive number of cores up to %d: %w", c.Cores, maxCores, ErrConfig)
+	case c.Cores > 0 && c.Cores < 0.001:
+		return fmt.Errorf("harness: cost model cores %v: want at least a thousandth of a core: %w", c.Cores, ErrConfig)
 	case c.MessageCost < 0:
 		return fmt.Errorf("harness: cost model message cost %v < 0: %w", c.MessageCost, ErrConfig)
 	case c.Cores > 0 && e.Clock == Virtual && (e.Sync.Local || e.Migrate != nil || e.Preempt != nil || e.ScaleIn != nil):
-		return fmt.Errorf("harness: cost model cores %d (CPU contention) runs without semi-centralized timers, data migration, preemptions and scale-in: %w", c.Cores, ErrConfig)
+		return fmt.Errorf("harness: cost model cores %v (CPU contention) runs without semi-centralized timers, data migration, preemptions and scale-in: %w", c.Cores, ErrConfig)
 	}
 	return nil
 }
 
-// advance brings the work clock to now, under the sharing that held
-// since the last change.
-func (c *cpuShare) advance(now time.Duration) {
-	dt := now - c.at
-	c.at = now
-	n := int64(len(c.h.ws))
-	if dt <= 0 || n == 0 {
-		return
+// slowed reports whether the busy cores run below full speed.
+func (c *cpuShare) slowed() bool { return c.milli < 1000*int64(len(c.running)) }
+
+// progress is the full-speed work a running worker does in dt.
+func (c *cpuShare) progress(dt time.Duration) time.Duration {
+	if dt <= 0 || !c.slowed() {
+		return max(dt, 0)
 	}
-	if n <= c.cores {
-		c.v += int64(dt)
-		return
-	}
-	// v += (dt·cores + rem) / n, exactly.
-	hi, lo := bits.Mul64(uint64(dt), uint64(c.cores))
-	var carry uint64
-	lo, carry = bits.Add64(lo, c.rem, 0)
-	hi += carry
-	q, r := bits.Div64(hi, lo, uint64(n))
-	c.v += int64(q)
-	c.rem = r
+	return time.Duration(mulDiv(uint64(dt), uint64(c.milli), 1000*uint64(len(c.running)), false))
 }
 
-// schedule sets the cpuCheck event at the earliest segment end.
-func (c *cpuShare) schedule(s *sim) {
-	if c.batching {
-		return
+// duration is how long a running worker takes for work.
+func (c *cpuShare) duration(work time.Duration) time.Duration {
+	if work <= 0 || !c.slowed() {
+		return max(work, 0)
 	}
-	c.epoch++
-	if len(c.h.ws) == 0 {
-		return
+	return time.Duration(mulDiv(uint64(work), 1000*uint64(len(c.running)), uint64(c.milli), true))
+}
+
+// mulDiv is a·b/d, rounded down or up, in 128 bits.
+func mulDiv(a, b, d uint64, up bool) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	if hi >= d {
+		return math.MaxInt64 // beyond any run
 	}
-	need := c.ws[c.h.ws[0]].tag - c.v
-	var dt int64
-	n := int64(len(c.h.ws))
-	switch {
-	case need <= 0:
-		dt = 0
-	case n <= c.cores:
-		dt = need
-	default:
-		// The least dt with (dt·cores + rem)/n ≥ need.
-		hi, lo := bits.Mul64(uint64(need), uint64(n))
-		var borrow uint64
-		lo, borrow = bits.Sub64(lo, c.rem, 0)
-		hi -= borrow
-		q, r := bits.Div64(hi, lo, uint64(c.cores))
-		if r > 0 {
-			q++
-		}
-		dt = int64(q)
+	q, r := bits.Div64(hi, lo, d)
+	if up && r > 0 {
+		q++
 	}
-	s.push(&simEvent{t: s.now + time.Duration(dt), kind: simCPU, k: cpuCheck, seqNo: c.epoch})
+	return min(q, math.MaxInt64)
+}
+
+// settle brings every running worker's work up to now at the speed
+// that held since its last update.
+func (c *cpuShare) settle(now time.Duration) {
+	for _, w := range c.running {
+		cw := &c.ws[w]
+		cw.left -= c.progress(now - cw.upd)
+		cw.upd = now
+	}
+}
+
+// reschedule sets every running worker's next event at the present
+// speed: its work's end or its slice's, whichever comes first.
+func (c *cpuShare) reschedule(s *sim) {
+	for _, w := range c.running {
+		cw := &c.ws[w]
+		cw.ev++
+		s.push(&simEvent{t: min(cw.upd+c.duration(cw.left), cw.quant), kind: simCPU, k: cpuSliceEnd, w: w, seqNo: cw.ev})
+	}
 }
 
 // begin starts worker w's batch (sim.start has set s.runs[w]).
 func (c *cpuShare) begin(s *sim, w consistency.WorkerID) {
 	r, cw := &s.runs[w], &c.ws[w]
-	*cw = cpuWorker{j: 0, ev: cw.ev + 1, idx: -1}
+	*cw = cpuWorker{ev: cw.ev + 1}
 	if r.start > s.now {
 		cw.phase = cpuOwed
 		s.push(&simEvent{t: r.start, kind: simCPU, k: cpuOwedEnd, w: w, seqNo: cw.ev})
@@ -182,11 +189,79 @@ func (c *cpuShare) segment(s *sim, w consistency.WorkerID) {
 	if p := r.pace; p.every > 0 {
 		seg = min(seg, p.every-int((p.done+int64(cw.j))%int64(p.every)))
 	}
-	c.advance(s.now)
-	cw.phase, cw.seg, cw.from = cpuCompute, seg, c.v
-	cw.tag = c.v + int64(seg)*int64(r.pace.cost)
-	heap.Push(&c.h, int(w))
-	c.schedule(s)
+	cw.seg, cw.left = seg, time.Duration(seg)*r.pace.cost
+	c.settle(s.now)
+	if len(c.running) < c.servers {
+		c.start(s, w)
+	} else {
+		cw.phase = cpuQueued
+		c.queue = append(c.queue, w)
+	}
+	c.reschedule(s)
+}
+
+// start puts worker w on a free core for a new time slice (the others
+// are settled; the caller reschedules).
+func (c *cpuShare) start(s *sim, w consistency.WorkerID) {
+	cw := &c.ws[w]
+	if !cw.began {
+		// Queued before its first point: a wait, as the real runtime
+		// measures it.
+		cw.began = true
+		r := &s.runs[w]
+		if q := s.now - r.start; q > 0 {
+			s.st.shards[w].stats.Wait += q
+			r.start = s.now
+		}
+	}
+	cw.phase, cw.upd, cw.quant = cpuRunning, s.now, s.now+schedQuantum
+	c.running = append(c.running, w)
+}
+
+// stop takes worker w off its core (settled; the caller reschedules).
+func (c *cpuShare) stop(w consistency.WorkerID) {
+	for i, x := range c.running {
+		if x == w {
+			c.running = append(c.running[:i], c.running[i+1:]...)
+			return
+		}
+	}
+}
+
+// dispatch gives the free cores to the workers queued first (the others
+// are settled; the caller reschedules).
+func (c *cpuShare) dispatch(s *sim) {
+	for len(c.running) < c.servers && len(c.queue) > 0 {
+		w := c.queue[0]
+		c.queue = c.queue[1:]
+		c.start(s, w)
+	}
+}
+
+// sliceEnd handles worker w's event while running: its segment done, or
+// its time slice over (preempted if others wait).
+func (c *cpuShare) sliceEnd(s *sim, w consistency.WorkerID) {
+	cw := &c.ws[w]
+	c.settle(s.now)
+	switch {
+	case cw.left > 0 && s.now < cw.quant:
+		// Not due yet (the speed changed since): wait for the next.
+	case cw.left > 0 && len(c.queue) == 0:
+		cw.quant = s.now + schedQuantum // nobody waits: it keeps its core
+	case cw.left > 0:
+		c.stop(w)
+		cw.phase = cpuQueued
+		c.queue = append(c.queue, w)
+		c.dispatch(s)
+	default:
+		// Done computing. It leaves its core only if a pause or the
+		// batch's end follows; the next segment without a pause between
+		// keeps computing on it.
+		c.stop(w)
+		c.segmentDone(s, w)
+		c.dispatch(s)
+	}
+	c.reschedule(s)
 }
 
 // finish ends worker w's batch after cw.j points: its simDone now.
@@ -199,7 +274,8 @@ func (c *cpuShare) finish(s *sim, w consistency.WorkerID) {
 }
 
 // segmentDone follows the end of worker w's segment: a pause if it ended
-// on a pause point, else the next segment or the batch's end.
+// on a pause point, else the next segment or the batch's end. It does not
+// reschedule.
 func (c *cpuShare) segmentDone(s *sim, w consistency.WorkerID) {
 	r, cw := &s.runs[w], &c.ws[w]
 	cw.j += cw.seg
@@ -217,33 +293,25 @@ func (c *cpuShare) segmentDone(s *sim, w consistency.WorkerID) {
 		s.push(&simEvent{t: cw.until, kind: simCPU, k: cpuPauseEnd, w: w, seqNo: cw.ev})
 		return
 	}
-	c.segment(s, w)
+	c.segment(s, w) // the batch's end: segments end at pause points or there
 }
 
 // event handles a simCPU event.
 func (c *cpuShare) event(s *sim, ev *simEvent) {
+	cw := &c.ws[ev.w]
+	if ev.seqNo != cw.ev {
+		return // stale: the worker's state moved on
+	}
 	switch ev.k {
-	case cpuCheck:
-		if ev.seqNo != c.epoch {
-			return // the sharing changed since
-		}
-		c.advance(s.now)
-		c.batching = true
-		for len(c.h.ws) > 0 && c.ws[c.h.ws[0]].tag <= c.v {
-			w := consistency.WorkerID(heap.Pop(&c.h).(int))
-			c.segmentDone(s, w)
-		}
-		c.batching = false
-		c.schedule(s)
+	case cpuSliceEnd:
+		c.sliceEnd(s, ev.w)
 	case cpuOwedEnd, cpuPauseEnd:
-		if cw := &c.ws[ev.w]; ev.seqNo == cw.ev {
-			c.segment(s, ev.w)
-		}
+		c.segment(s, ev.w)
 	}
 }
 
-// interrupt makes computing worker w commit after its current point
-// (sim.interrupt has checked that the interrupt is for its batch).
+// interrupt makes worker w commit after its current point (sim.interrupt
+// has checked that the interrupt is for its batch).
 func (c *cpuShare) interrupt(s *sim, w consistency.WorkerID) {
 	r, cw := &s.runs[w], &c.ws[w]
 	sh := s.st.shards[w]
@@ -261,52 +329,20 @@ func (c *cpuShare) interrupt(s *sim, w consistency.WorkerID) {
 		// In the pause after its last point: commit now, owe the rest.
 		sh.owed = max(cw.until-s.now, 0)
 		c.finish(s, w)
-	case cpuCompute:
-		c.advance(s.now)
-		done := c.v - cw.from
-		f := int(done / int64(r.pace.cost))
-		if f >= cw.seg {
-			// Its segment ends at this instant.
-			heap.Remove(&c.h, cw.idx)
+	case cpuRunning, cpuQueued:
+		c.settle(s.now)
+		if cw.left <= 0 {
+			// Its segment ends at this instant (its event is due): the
+			// batch ends with it.
 			cw.last = true
-			c.segmentDone(s, w)
-			c.schedule(s)
 			return
 		}
+		cost := r.pace.cost
+		done := time.Duration(cw.seg)*cost - cw.left
+		f := int(done / cost) // points finished in the segment
+		// It finishes point f+1 and commits.
 		cw.seg, cw.last = f+1, true
-		cw.tag = cw.from + int64(f+1)*int64(r.pace.cost)
-		heap.Fix(&c.h, cw.idx)
-		c.schedule(s)
+		cw.left = time.Duration(f+1)*cost - done
+		c.reschedule(s)
 	}
-}
-
-// cpuHeap holds the computing workers by segment end, then ID.
-type cpuHeap struct {
-	c  *cpuShare
-	ws []int
-}
-
-func (h *cpuHeap) Len() int { return len(h.ws) }
-func (h *cpuHeap) Less(i, j int) bool {
-	a, b := h.ws[i], h.ws[j]
-	if ta, tb := h.c.ws[a].tag, h.c.ws[b].tag; ta != tb {
-		return ta < tb
-	}
-	return a < b
-}
-func (h *cpuHeap) Swap(i, j int) {
-	h.ws[i], h.ws[j] = h.ws[j], h.ws[i]
-	h.c.ws[h.ws[i]].idx = i
-	h.c.ws[h.ws[j]].idx = j
-}
-func (h *cpuHeap) Push(x any) {
-	w := x.(int)
-	h.c.ws[w].idx = len(h.ws)
-	h.ws = append(h.ws, w)
-}
-func (h *cpuHeap) Pop() any {
-	w := h.ws[len(h.ws)-1]
-	h.ws = h.ws[:len(h.ws)-1]
-	h.c.ws[w].idx = -1
-	return w
 }

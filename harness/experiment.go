@@ -150,12 +150,15 @@ type CostModel struct {
 	// receiving one (encoding, queueing, a wake-up), which the real
 	// runtime's coordinator pays message by message. Default 0 (none).
 	MessageCost time.Duration
-	// Cores, if positive, is the number of cores the workers share: while
-	// n of them compute, each runs at min(1, Cores/n) of full speed
-	// (processor sharing, cores.go), as goroutine workers on one machine
-	// do. Not with semi-centralized timers, data migration, preemptions
-	// or scale-in. Default 0: every worker has a core of its own.
-	Cores int
+	// Cores, if positive, is the number of cores the workers share, as
+	// goroutine workers on one machine share its GOMAXPROCS: a worker
+	// with points to compute waits for a free core, first come first
+	// served, and is preempted after 10 ms when others wait (Go's
+	// scheduler; cores.go). Fractional on a shared machine: ⌈Cores⌉
+	// cores computing Cores cores' worth together. Not with
+	// semi-centralized timers, data migration, preemptions or scale-in.
+	// Default 0: every worker has a core of its own.
+	Cores float64
 }
 
 // Experiment is one run: a workload, its shards, a sync model, a cluster,

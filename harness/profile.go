@@ -40,9 +40,11 @@ type Profile struct {
 	Date string `json:"date"`
 	// Machine describes where it was measured.
 	Machine Machine `json:"machine"`
-	// Cores is the number of cores the workers of a run on this machine
-	// share (CostModel.Cores): GOMAXPROCS when measured, at least 1.
-	Cores int `json:"cores"`
+	// Cores is the compute capacity, in cores, the workers of a run on
+	// this machine share (CostModel.Cores): the throughput of GOMAXPROCS
+	// goroutines computing at once over one's, as measured (less than
+	// GOMAXPROCS on a machine other processes load).
+	Cores float64 `json:"cores"`
 	// Workloads are the workloads' per-point costs, one entry per Key.
 	Workloads []WorkloadCost `json:"workloads"`
 	// Transports are the message costs, one entry per Name.
@@ -71,20 +73,27 @@ type Machine struct {
 }
 
 // WorkloadCost is the compute cost of one data point of a workload, a
-// linear model in the workload's size (WorkloadShape.Size):
+// linear model in the workload's size and, for the workloads that have
+// them, its groups (WorkloadShape.Size, WorkloadShape.Groups):
 //
-//	point cost (ns) = InterceptNS + SlopeNS · size
+//	point cost (ns) = InterceptNS + SlopeNS · size + GroupNS · groups
 //
-// fitted by least squares to Samples.
+// fitted by least squares to Samples. The group term is the work per
+// cluster (or factor) that does not grow with the dimension: GMM's
+// log-density per component, K-means' comparison with each center.
 type WorkloadCost struct {
 	// Key names the workload (WorkloadShape.Key): kmeans, kmeans-float32,
 	// gmm, fcm, lr, lr-sparse, nmf or pmf.
 	Key string `json:"key"`
 	// Size says what the size is, for readers: "k·dim", "dim", … (see
 	// WorkloadShape.Size).
-	Size        string  `json:"size"`
+	Size string `json:"size"`
+	// Groups names the groups ("k", "rank"), "" when the model has no
+	// group term.
+	Groups      string  `json:"groups,omitempty"`
 	InterceptNS float64 `json:"intercept_ns"`
 	SlopeNS     float64 `json:"slope_ns"`
+	GroupNS     float64 `json:"group_ns,omitempty"`
 	// R2 is the fit's coefficient of determination over Samples.
 	R2 float64 `json:"r2"`
 	// ApplyEntryNS is the coordinator's time per delta entry merged and
@@ -100,7 +109,9 @@ type CostSample struct {
 	Dim  int     `json:"dim"`
 	K    int     `json:"k,omitempty"`
 	Rank int     `json:"rank,omitempty"`
-	Size float64 `json:"size"`
+	// Size and Groups are the shape's (WorkloadShape.Size, Groups).
+	Size   float64 `json:"size"`
+	Groups float64 `json:"groups,omitempty"`
 	// PointNS is the median time per point; LowNS and HighNS the fastest
 	// and slowest repeat.
 	PointNS float64 `json:"point_ns"`
@@ -186,6 +197,19 @@ func (s WorkloadShape) Size() (float64, string) {
 	return float64(s.Dim), "dim"
 }
 
+// Groups returns the number of groups whose per-point work does not
+// grow with the dimension, and their name: k for the clustering
+// workloads, rank for nmf, none (0, "") for the others.
+func (s WorkloadShape) Groups() (float64, string) {
+	switch s.Algo {
+	case "kmeans", "gmm", "fcm":
+		return float64(s.K), "k"
+	case "nmf":
+		return float64(s.Rank), "rank"
+	}
+	return 0, ""
+}
+
 // Workload returns the entry named key.
 func (p *Profile) Workload(key string) (WorkloadCost, bool) {
 	i := slices.IndexFunc(p.Workloads, func(w WorkloadCost) bool { return w.Key == key })
@@ -216,15 +240,17 @@ func (p *Profile) PointCost(s WorkloadShape) (time.Duration, error) {
 // PointCost is the fitted cost of one point of s, at least 1 ns.
 func (w WorkloadCost) PointCost(s WorkloadShape) time.Duration {
 	size, _ := s.Size()
-	return max(time.Duration(math.Round(w.InterceptNS+w.SlopeNS*size)), 1)
+	groups, _ := s.Groups()
+	return max(time.Duration(math.Round(w.InterceptNS+w.SlopeNS*size+w.GroupNS*groups)), 1)
 }
 
 // CostModel returns the cost model of workload s with its messages on
 // transport (a Transports name): PointCost from the workload's fit,
-// EntryCost its apply cost, Latency and Bandwidth the transport's,
-// MessageCost its per-message processing, and Cores the profile's (the
-// workers share this machine's cores; set Cores to 0 to model a cluster
-// of machines like this one).
+// EntryCost its apply cost, Bandwidth the transport's, MessageCost its
+// per-message time (which the simulator charges on the link, so Latency
+// is the transport's one-way latency less it), and Cores the profile's
+// (the workers share this machine's cores; set Cores to 0 to model a
+// cluster of machines like this one).
 func (p *Profile) CostModel(s WorkloadShape, transport string) (CostModel, error) {
 	w, ok := p.Workload(s.Key())
 	if !ok {
@@ -240,7 +266,7 @@ func (p *Profile) CostModel(s WorkloadShape, transport string) (CostModel, error
 	}
 	return CostModel{
 		PointCost:   w.PointCost(s),
-		Latency:     nanos(t.LatencyNS),
+		Latency:     max(nanos(t.LatencyNS-t.MessageNS), 0),
 		Bandwidth:   t.Bandwidth,
 		EntryCost:   max(nanos(w.ApplyEntryNS), 1),
 		MessageCost: nanos(t.MessageNS),
@@ -286,8 +312,14 @@ func profileError(source, field, msg string) error {
 	if field != "" {
 		where += ": " + field
 	}
-	return fmt.Errorf("harness: %s: %s: %w", where, msg, ErrProfile)
+	return &profileErr{"harness: " + where + ": " + msg}
 }
+
+// profileErr is an ErrProfile with its own one-line message.
+type profileErr struct{ msg string }
+
+func (e *profileErr) Error() string { return e.msg }
+func (e *profileErr) Unwrap() error { return ErrProfile }
 
 // LoadProfile reads and validates the profile in file path.
 func LoadProfile(path string) (*Profile, error) {
@@ -351,8 +383,8 @@ func (p *Profile) Validate() error {
 	if p.Version != ProfileVersion {
 		return p.errorf("version", "%d: want %d", p.Version, ProfileVersion)
 	}
-	if p.Cores < 1 {
-		return p.errorf("cores", "%d: want ≥ 1", p.Cores)
+	if !(p.Cores >= 0.001) || p.Cores > maxCores {
+		return p.errorf("cores", "%v: want a number of cores from 0.001 to %d", p.Cores, maxCores)
 	}
 	if len(p.Workloads) == 0 && len(p.Transports) == 0 {
 		return p.errorf("workloads", "no workloads and no transports: nothing was measured")
@@ -370,13 +402,16 @@ func (p *Profile) Validate() error {
 		for _, f := range []struct {
 			name string
 			v    float64
-		}{{"intercept_ns", w.InterceptNS}, {"slope_ns", w.SlopeNS}, {"apply_entry_ns", w.ApplyEntryNS}} {
+		}{{"intercept_ns", w.InterceptNS}, {"slope_ns", w.SlopeNS}, {"group_ns", w.GroupNS}, {"apply_entry_ns", w.ApplyEntryNS}} {
 			if err := p.checkNumber(at+"."+f.name, f.v, f.name == "intercept_ns"); err != nil {
 				return err
 			}
 		}
-		if !(w.InterceptNS+w.SlopeNS > 0) {
-			return p.errorf(at+".slope_ns", "intercept_ns + slope_ns = %g: a point of size 1 would cost nothing", w.InterceptNS+w.SlopeNS)
+		if w.SlopeNS < 0 {
+			return p.errorf(at+".slope_ns", "%g: want ≥ 0 (a larger point cannot cost less)", w.SlopeNS)
+		}
+		if w.GroupNS < 0 {
+			return p.errorf(at+".group_ns", "%g: want ≥ 0 (more groups cannot cost less)", w.GroupNS)
 		}
 		if math.IsNaN(w.R2) || w.R2 > 1 {
 			return p.errorf(at+".r2", "%g: want at most 1", w.R2)
@@ -441,42 +476,4 @@ func WriteProfile(w io.Writer, p *Profile) error {
 	}
 	_, err = w.Write(append(b, '\n'))
 	return err
-}
-
-// FitLinear returns the least-squares line y = a + b·x through the
-// points and its coefficient of determination R² (1 for a perfect fit,
-// and when every y is the same). It needs two distinct x.
-func FitLinear(x, y []float64) (a, b, r2 float64, err error) {
-	n := float64(len(x))
-	if len(x) != len(y) || len(x) < 2 {
-		return 0, 0, 0, fmt.Errorf("harness: fit of %d x against %d y: want at least 2 of each", len(x), len(y))
-	}
-	var mx, my float64
-	for i := range x {
-		mx += x[i]
-		my += y[i]
-	}
-	mx, my = mx/n, my/n
-	var sxx, sxy, syy float64
-	for i := range x {
-		dx, dy := x[i]-mx, y[i]-my
-		sxx += dx * dx
-		sxy += dx * dy
-		syy += dy * dy
-	}
-	if sxx == 0 {
-		return 0, 0, 0, fmt.Errorf("harness: fit: every x is %g; want two distinct sizes", mx)
-	}
-	b = sxy / sxx
-	a = my - b*mx
-	r2 = 1.0
-	if syy > 0 {
-		var ss float64
-		for i := range x {
-			r := y[i] - (a + b*x[i])
-			ss += r * r
-		}
-		r2 = 1 - ss/syy
-	}
-	return a, b, r2, nil
 }

@@ -77,6 +77,7 @@ const targetFraction = 0.99
 // compareFlags are the flags of `syncbench compare`.
 type compareFlags struct {
 	workloadFlags
+	profileFlags
 	workers      int
 	syncList     string
 	stragglers   int
@@ -168,6 +169,7 @@ func (f *compareFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.pointCost, "point-cost", 10*time.Microsecond, "virtual compute time of one data point")
 	fs.DurationVar(&f.latency, "latency", 100*time.Microsecond, "virtual one-way message latency")
 	fs.Float64Var(&f.bandwidth, "bandwidth", 1.25e9, "virtual link bandwidth, bytes per second")
+	f.profileFlags.register(fs)
 	fs.BoolVar(&f.shuffle, "shuffle", false, "shard a seeded permutation of the points instead of contiguous blocks")
 	fs.Float64Var(&f.availability, "availability", 1, "availability α of preemptible workers, 0 < α ≤ 1 (1: never preempted): each worker is preempted and restored on a seeded two-state chain (DOLL §V-A; package preempt); with -clock grpc a preemption kills the worker's process")
 	fs.IntVar(&f.preemptible, "preemptible", -1, "with -availability < 1: how many workers run on preemptible instances (workers 0 to N−1; the others run on demand and are never preempted); -1 = all (virtual clock only when not all)")
@@ -190,6 +192,9 @@ func (f *compareFlags) check() error {
 	}
 	if f.lr == 0 {
 		f.lr = compareDefaults.lr[f.algo]
+	}
+	if err := f.profileFlags.check(); err != nil {
+		return err
 	}
 	switch {
 	case f.workers < 1:
@@ -367,7 +372,7 @@ const keepTraceBelow = 1000
 func (f *compareFlags) experiment(alg algorithms.Algorithm, spec consistency.Spec) harness.Experiment {
 	e := harness.Experiment{
 		Algorithm: alg, Sync: spec, Workers: f.workers, Batch: f.batch, Clock: f.clockKind,
-		Cost:     harness.CostModel{PointCost: f.pointCost, Latency: f.latency, Bandwidth: f.bandwidth},
+		Cost:     f.costModel(),
 		Duration: f.duration, EvalEvery: f.evalEvery, Seed: f.seed, Shuffle: f.shuffle,
 		Target: f.target, HasTarget: f.hasTarget, Theta0: slices.Clone(f.theta0),
 		DiscardTrace: f.clockKind == harness.Virtual && f.workers >= keepTraceBelow,
@@ -485,6 +490,9 @@ func runCompareAs(name string, coordinator bool, args []string, stdout, stderr i
 	alg, d, err := f.load()
 	if err == nil {
 		err = checkWorkers(d, f.workers)
+	}
+	if err == nil {
+		err = f.applyProfile(d)
 	}
 	if err != nil {
 		return fail(1, err)
@@ -708,7 +716,7 @@ func (f *compareFlags) ignored(fs *flag.FlagSet, alg algorithms.Algorithm) []str
 		no("arrivals", "without a kgroup:K run (data streams feed K-grouping only)")
 	}
 	if f.clockKind == harness.Real {
-		for _, fl := range []string{"point-cost", "latency", "bandwidth"} {
+		for _, fl := range []string{"point-cost", "latency", "bandwidth", "profile", "profile-transport", "cores"} {
 			no(fl, "with -clock real (real runs compute and send at the machine's speed)")
 		}
 	}

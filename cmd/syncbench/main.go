@@ -20,6 +20,7 @@ var commands = []struct{ name, summary string }{
 	{"worker", "one worker process of a coordinator's job: it fetches the job, loads its own shard and trains"},
 	{"tls", "create a job's CA, its coordinator and worker certificates and its token, for coordinator and worker"},
 	{"provision", "plan a DOLL job on preemptible instances: how many of N_tot workers to rent as spot instances to meet a deadline at the lowest expected cost"},
+	{"calibrate", "measure this machine's compute, apply and message costs into a cost profile (JSON) that compare, reproduce and fidelity read with -profile"},
 	{"reproduce", "rerun a paper's evaluation into a Markdown report: reproduce doll, fsp, mlless, p2p, slsml"},
 	{"help", "print this message"},
 }
@@ -84,6 +85,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return tlsCmd(args, stdout, stderr)
 	case "provision":
 		return provisionCmd(args, stdout, stderr)
+	case "calibrate":
+		return calibrateCmd(args, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "syncbench: unknown command %q (want %s); run 'syncbench -h' for help\n", cmd, commandNames())
 		return 2

@@ -22,6 +22,9 @@ func (c *comparison) writeTable(w io.Writer) error {
 	fmt.Fprintf(&b, "%s: %s on %s\n", f.name(), c.alg.Name(), c.d.describe())
 	fmt.Fprintf(&b, "%d workers, batch %s, %s\n", f.workers, batchName(f.batch), c.stragglerLine())
 	fmt.Fprintf(&b, "%s, %v per run, objective every %v, seed %d\n", f.clockName(), f.duration, f.evalEvery, f.seed)
+	if f.clockKind == harness.Virtual {
+		b.WriteString(f.profileLine())
+	}
 	if f.indirect {
 		fmt.Fprintf(&b, "indirect communication: a store (RTT %v, %s/s shared) and a signalling channel (%v); bytes sent include the store's\n",
 			f.storeRTT, formatBytes(int64(f.storeBW)), f.signal)
@@ -172,6 +175,11 @@ type scenarioJSON struct {
 	// Tail is the tail stragglers' delay distribution (-tail, in its
 	// form), with -straggler-kind tail only.
 	Tail string `json:"tail,omitempty"`
+	// Profile is the cost profile of -profile, absent without; Cores the
+	// cores the workers share (-cores or the profile's), absent when
+	// each has its own.
+	Profile *profileJSON `json:"profile,omitempty"`
+	Cores   float64      `json:"cores,omitempty"`
 }
 
 type runJSON struct {
@@ -311,6 +319,7 @@ func (c *comparison) json() compareJSON {
 			TauS: f.tau.Seconds(), Every: f.every, Slowdown: f.slowdown, Clock: f.clockJSON(),
 			DurationS: f.duration.Seconds(), EvalEveryS: f.evalEvery.Seconds(), PointCostS: f.pointCost.Seconds(),
 			LatencyS: f.latency.Seconds(), Bandwidth: f.bandwidth, Replicas: f.replicas,
+			Profile: f.profileJSON(), Cores: max(f.cores, 0),
 		},
 	}
 	for _, p := range f.plans {

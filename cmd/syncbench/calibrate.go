@@ -1,0 +1,585 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/signal"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/montanaflynn/stats"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/dataset"
+	"github.com/syncmodels/syncmodels/harness"
+	"github.com/syncmodels/syncmodels/workload"
+)
+
+// `syncbench calibrate` measures this machine's costs and writes a cost
+// profile (harness.Profile, docs/calibrate.md): the compute time of a data
+// point of each workload over a grid of sizes, fitted by a line in the
+// workload's size (harness.WorkloadShape.Size), the coordinator's apply
+// time per entry, and each transport's latency, bandwidth and
+// per-message cost (calibrate_net.go). compare, reproduce fsp and
+// fidelity read it with -profile.
+
+// calibrateFlags are the flags of `syncbench calibrate`.
+type calibrateFlags struct {
+	out        string
+	date       string
+	quick      bool
+	redis      string
+	workloads  string
+	transports string
+	repeats    int
+	minTime    time.Duration
+	seed       uint64
+	keys       []string
+	nets       []string
+}
+
+// calibrateKeys are the profile's workloads (harness.WorkloadShape.Key).
+var calibrateKeys = []string{"kmeans", "kmeans-float32", "gmm", "fcm", "lr", "lr-sparse", "nmf", "pmf"}
+
+// calibrateNets are the transports calibrate measures.
+var calibrateNets = []string{"inproc", "grpc", "redis"}
+
+func (f *calibrateFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.out, "out", "profile.json", "the cost profile to write (JSON; docs/calibrate.md); - for standard output")
+	fs.StringVar(&f.date, "date", "", "the date written into the profile (free text, e.g. 2026-05-01); empty = today's, YYYY-MM-DD")
+	fs.BoolVar(&f.quick, "quick", false, "two small sizes per workload, short timings (a few seconds): checks the pipeline, the numbers are rough")
+	fs.StringVar(&f.redis, "redis", "", "a Redis server to measure, redis://HOST:PORT; empty = skip Redis (the profile then has no redis transport)")
+	fs.StringVar(&f.workloads, "workloads", strings.Join(calibrateKeys, ","), "comma-separated workloads to measure: "+strings.Join(calibrateKeys, ", "))
+	fs.StringVar(&f.transports, "transports", strings.Join(calibrateNets, ","), "comma-separated transports to measure: inproc, grpc (loopback TCP with mutual TLS), redis (needs -redis)")
+	fs.IntVar(&f.repeats, "repeats", 7, "timings per measurement; the profile keeps their median")
+	fs.DurationVar(&f.minTime, "min-time", 40*time.Millisecond, "the least time of one timing (as go test -benchtime)")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the synthetic data measured")
+}
+
+func (f *calibrateFlags) check() error {
+	if f.quick {
+		f.repeats = min(f.repeats, 3)
+		f.minTime = min(f.minTime, time.Millisecond)
+	}
+	switch {
+	case f.repeats < 1:
+		return fmt.Errorf("-repeats %d: want ≥ 1", f.repeats)
+	case f.minTime <= 0 || f.minTime > time.Minute:
+		return fmt.Errorf("-min-time %v: want > 0 and at most 1m", f.minTime)
+	case f.out == "":
+		return errors.New("-out: give a file for the profile, or - for standard output")
+	}
+	var err error
+	if f.keys, err = listFlag("-workloads", f.workloads, calibrateKeys); err != nil {
+		return err
+	}
+	if f.nets, err = listFlag("-transports", f.transports, calibrateNets); err != nil {
+		return err
+	}
+	if f.redis != "" && !strings.HasPrefix(f.redis, "redis://") && !strings.HasPrefix(f.redis, "rediss://") {
+		return fmt.Errorf("-redis %q: want redis://HOST:PORT", f.redis)
+	}
+	if f.date == "" {
+		f.date = time.Now().Format("2006-01-02")
+	}
+	return nil
+}
+
+// listFlag reads a comma-separated list whose entries must be in allowed.
+func listFlag(name, s string, allowed []string) ([]string, error) {
+	var out []string
+	for v := range strings.SplitSeq(s, ",") {
+		v = strings.TrimSpace(v)
+		if !slices.Contains(allowed, v) {
+			return nil, fmt.Errorf("%s %q: %q is not one of %s", name, s, v, strings.Join(allowed, ", "))
+		}
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+func calibrateCmd(args []string, stdout, stderr io.Writer) int {
+	const name = "syncbench calibrate"
+	var f calibrateFlags
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	f.register(fs)
+	if code, ok := parseFlags(fs, args, f.check, stderr); !ok {
+		return code
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	start := time.Now()
+	p, err := calibrate(ctx, &f, stderr)
+	if err == nil {
+		err = writeProfile(f.out, p, stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, oneLine(err))
+		return 1
+	}
+	if f.out != "-" {
+		printProfile(stdout, p)
+		fmt.Fprintf(stdout, "wrote %s in %.0f s\n", f.out, time.Since(start).Seconds())
+	}
+	return 0
+}
+
+// writeProfile writes p to path, or to stdout for "-".
+func writeProfile(path string, p *harness.Profile, stdout io.Writer) error {
+	if path == "-" {
+		return harness.WriteProfile(stdout, p)
+	}
+	fh, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("-out: %w", err)
+	}
+	if err := harness.WriteProfile(fh, p); err != nil {
+		fh.Close()
+		return err
+	}
+	return fh.Close()
+}
+
+// calibrate measures what f asks for.
+func calibrate(ctx context.Context, f *calibrateFlags, stderr io.Writer) (*harness.Profile, error) {
+	p := &harness.Profile{Version: harness.ProfileVersion, Date: f.date, Machine: thisMachine(), Cores: float64(max(runtime.GOMAXPROCS(0), 1))}
+	p.Notes = append(p.Notes,
+		fmt.Sprintf("point costs: Worker.Process over batches of %d points cycling through a shard of %d, the median of %d timings of at least %v each (after a warm-up pass)", calibrateScale(f.quick).batch, calibrateScale(f.quick).shard, f.repeats, f.minTime),
+		"apply_entry_ns: Delta.Merge of one worker's delta and Server.Apply, per entry merged and parameter recomputed (the simulator's EntryCost)",
+		"transports: latency_ns is half the median round trip of a heartbeat between two goroutines; bandwidth and message_ns are the slope and intercept of the time per message against its size, commits streamed one way")
+	if p.Machine.Load > float64(p.Machine.NumCPU) {
+		p.Notes = append(p.Notes, fmt.Sprintf("the machine was loaded (1-minute load %.2f on %d CPUs): the times are those of a shared machine", p.Machine.Load, p.Machine.NumCPU))
+	}
+	for _, key := range f.keys {
+		w, err := calibrateWorkload(ctx, f, key, stderr)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", key, err)
+		}
+		p.Workloads = append(p.Workloads, w)
+	}
+	for _, name := range f.nets {
+		if name == "redis" && f.redis == "" {
+			fmt.Fprintln(stderr, "syncbench calibrate: redis skipped: give -redis redis://HOST:PORT to measure a Redis server")
+			continue
+		}
+		t, err := calibrateTransport(ctx, f, name, stderr)
+		if err != nil {
+			return nil, fmt.Errorf("transport %s: %w", name, err)
+		}
+		p.Transports = append(p.Transports, t)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// thisMachine describes the machine calibrate runs on.
+func thisMachine() harness.Machine {
+	m := harness.Machine{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, NumCPU: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), Go: runtime.Version()}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for line := range strings.SplitSeq(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPU = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	m.Load = loadAverage()
+	return m
+}
+
+// loadAverage is the 1-minute load average (Linux), 0 if unknown.
+func loadAverage() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	fields := strings.Fields(string(b))
+	if len(fields) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(fields[0], 64)
+	return v
+}
+
+// calibrationScale is how much calibrate measures.
+type calibrationScale struct {
+	shard, batch int
+}
+
+func calibrateScale(quick bool) calibrationScale {
+	if quick {
+		return calibrationScale{shard: 128, batch: 32}
+	}
+	// A shard of 2,048 points processed 500 at a time: compare's batch,
+	// and a shard the size of the default workloads' over 16 workers
+	// (synthetic:blobs 20,000/16, synthetic:logistic 50,000/16).
+	return calibrationScale{shard: 2048, batch: 500}
+}
+
+// calibrationSize is one size of a workload to measure.
+type calibrationSize struct {
+	dim, k, rank int
+}
+
+// calibrationSizes are the sizes measured per workload: dimensions (and
+// clusters or ranks) around the defaults, wide enough for the fit's slope.
+func calibrationSizes(key string, quick bool) []calibrationSize {
+	var s []calibrationSize
+	switch key {
+	case "kmeans", "kmeans-float32", "gmm", "fcm":
+		for _, k := range []int{10, 16} {
+			for _, d := range []int{8, 32, 128} {
+				s = append(s, calibrationSize{dim: d, k: k})
+			}
+		}
+		if quick {
+			s = []calibrationSize{{dim: 4, k: 4}, {dim: 16, k: 4}}
+		}
+	case "lr":
+		for _, d := range []int{16, 32, 64, 100, 128, 256, 512, 784} {
+			s = append(s, calibrationSize{dim: d})
+		}
+		if quick {
+			s = []calibrationSize{{dim: 8}, {dim: 32}}
+		}
+	case "lr-sparse":
+		// Nonzeros per point over synthetic:sparse-logistic's 2^17
+		// columns (its default is 40).
+		for _, d := range []int{10, 20, 40, 80} {
+			s = append(s, calibrationSize{dim: d})
+		}
+		if quick {
+			s = []calibrationSize{{dim: 10}, {dim: 40}}
+		}
+	case "nmf":
+		for _, d := range []int{32, 64, 128, 256} {
+			s = append(s, calibrationSize{dim: d, rank: 10})
+		}
+		s = append(s, calibrationSize{dim: 128, rank: 20})
+		if quick {
+			s = []calibrationSize{{dim: 8, rank: 2}, {dim: 16, rank: 4}}
+		}
+	case "pmf":
+		for _, r := range []int{5, 10, 20, 40} {
+			s = append(s, calibrationSize{rank: r})
+		}
+		if quick {
+			s = []calibrationSize{{rank: 2}, {rank: 8}}
+		}
+	}
+	return s
+}
+
+// sparseColumns is the dimension of lr-sparse's data: synthetic:sparse-logistic's.
+const sparseColumns = 1 << 17
+
+// calibrationData loads the data of spec; for lr-sparse, nnz nonzeros
+// per point (dataset.SparseLogistic), which the generator's spec cannot
+// ask for.
+func calibrationData(spec workload.Spec, sh harness.WorkloadShape) (*workload.Data, error) {
+	if !sh.Sparse {
+		return workload.Load(spec)
+	}
+	sp, _ := dataset.SparseLogistic(rand.New(rand.NewPCG(spec.Seed, 0xda7a)), spec.N, sparseColumns, sh.Dim)
+	return &workload.Data{Source: fmt.Sprintf("synthetic:sparse-logistic (%d nonzeros per point)", sh.Dim), Sparse: sp}, nil
+}
+
+// calibrationShape is the workload shape and spec of one size.
+func calibrationShape(key string, z calibrationSize, n int, seed uint64) (harness.WorkloadShape, workload.Spec) {
+	algo, variant, _ := strings.Cut(key, "-")
+	sh := harness.WorkloadShape{Algo: algo, Dim: z.dim, K: z.k, Rank: z.rank, Sparse: variant == "sparse", Float32: variant == "float32"}
+	spec := workload.Spec{Algo: algo, N: n, Dim: z.dim, K: max(z.k, 1), Rank: max(z.rank, 1), Seed: seed, Float32: sh.Float32}
+	switch {
+	case sh.Sparse:
+		spec.Data, spec.Dim = "synthetic:sparse-logistic", sparseColumns
+	case algo == "pmf":
+		spec.Dim = 0
+	}
+	if algo == "kmeans" || algo == "gmm" || algo == "fcm" {
+		spec.Init = "random" // kmeans++ on the whole set is slow and changes nothing here
+	}
+	return sh, spec.WithDefaults()
+}
+
+// calibrateWorkload measures every size of workload key and fits the line.
+func calibrateWorkload(ctx context.Context, f *calibrateFlags, key string, stderr io.Writer) (harness.WorkloadCost, error) {
+	sc := calibrateScale(f.quick)
+	wc := harness.WorkloadCost{Key: key}
+	var applies []float64
+	for _, z := range calibrationSizes(key, f.quick) {
+		if err := ctx.Err(); err != nil {
+			return wc, err
+		}
+		sh, spec := calibrationShape(key, z, 2*sc.shard, f.seed)
+		if sh.Algo == "pmf" {
+			spec.N = 16 * sc.shard // ratings; spread over 2000 users × 4000 items
+		}
+		s, err := measureWorkload(spec, sh, sc, f.repeats, f.minTime)
+		if err != nil {
+			return wc, fmt.Errorf("%+v: %w", z, err)
+		}
+		size, unit := sh.Size()
+		groups, gname := sh.Groups()
+		wc.Size = unit
+		s.Dim, s.K, s.Rank, s.Size, s.Groups = sh.Dim, z.k, z.rank, size, groups
+		wc.Samples = append(wc.Samples, s)
+		applies = append(applies, s.ApplyEntryNS)
+		fmt.Fprintf(stderr, "syncbench calibrate: %s %s=%g %s=%g: %.1f ns/point (%.1f–%.1f), apply %.2f ns/entry\n", key, unit, size, gname, groups, s.PointNS, s.LowNS, s.HighNS, s.ApplyEntryNS)
+	}
+	if err := fitWorkload(&wc, key); err != nil {
+		return wc, err
+	}
+	wc.ApplyEntryNS, _ = stats.Median(applies)
+	return wc, nil
+}
+
+// fitWorkload fits wc's model to its samples: intercept, slope in the
+// size and, when the samples have two group counts or more, a term per
+// group. A fit with a negative slope or group term (noise on a shared
+// machine) falls back to fewer terms, and at last to the mean cost per
+// unit of size through 0.
+func fitWorkload(wc *harness.WorkloadCost, key string) error {
+	_, gname := calibrationShapeOf(key).Groups()
+	var ys []float64
+	var groups []float64
+	for _, s := range wc.Samples {
+		ys = append(ys, s.PointNS)
+		if !slices.Contains(groups, s.Groups) {
+			groups = append(groups, s.Groups)
+		}
+	}
+	if gname != "" && len(groups) > 1 && len(wc.Samples) > 3 {
+		var rows [][]float64
+		for _, s := range wc.Samples {
+			rows = append(rows, []float64{1, s.Size, s.Groups})
+		}
+		if c, r2, err := leastSquares(rows, ys); err == nil && c[1] >= 0 && c[2] >= 0 {
+			wc.Groups, wc.InterceptNS, wc.SlopeNS, wc.GroupNS, wc.R2 = gname, c[0], c[1], c[2], r2
+			return nil
+		}
+	}
+	var rows [][]float64
+	for _, s := range wc.Samples {
+		rows = append(rows, []float64{1, s.Size})
+	}
+	c, r2, err := leastSquares(rows, ys)
+	if err != nil {
+		return err
+	}
+	minSize := slices.MinFunc(wc.Samples, func(a, b harness.CostSample) int { return cmp.Compare(a.Size, b.Size) }).Size
+	if c[1] >= 0 && c[0]+c[1]*minSize > 0 {
+		wc.InterceptNS, wc.SlopeNS, wc.R2 = c[0], c[1], r2
+		return nil
+	}
+	var sx, sy float64
+	for _, s := range wc.Samples {
+		sx += s.Size
+		sy += s.PointNS
+	}
+	wc.InterceptNS, wc.SlopeNS = 0, sy/sx
+	wc.R2 = rSquared(ys, func(i int) float64 { return wc.SlopeNS * wc.Samples[i].Size })
+	return nil
+}
+
+// calibrationShapeOf is the shape of workload key, for its size's and
+// groups' names.
+func calibrationShapeOf(key string) harness.WorkloadShape {
+	sh, _ := calibrationShape(key, calibrationSize{}, 1, 0)
+	return sh
+}
+
+// leastSquares solves min ‖X·c − y‖ (QR, gonum) and returns c and R².
+func leastSquares(rows [][]float64, y []float64) ([]float64, float64, error) {
+	n, p := len(rows), len(rows[0])
+	if n < p {
+		return nil, 0, fmt.Errorf("fit: %d samples for %d coefficients", n, p)
+	}
+	x := mat.NewDense(n, p, nil)
+	for i, r := range rows {
+		x.SetRow(i, r)
+	}
+	var qr mat.QR
+	qr.Factorize(x)
+	var c mat.VecDense
+	if err := qr.SolveVecTo(&c, false, mat.NewVecDense(n, slices.Clone(y))); err != nil {
+		return nil, 0, fmt.Errorf("fit: %w (two sizes the same?)", err)
+	}
+	coef := make([]float64, p)
+	for j := range coef {
+		coef[j] = c.AtVec(j)
+	}
+	r2 := rSquared(y, func(i int) float64 {
+		var v float64
+		for j, xj := range rows[i] {
+			v += coef[j] * xj
+		}
+		return v
+	})
+	return coef, r2, nil
+}
+
+// rSquared is the coefficient of determination of predictions f(i) of y.
+func rSquared(y []float64, f func(i int) float64) float64 {
+	var my float64
+	for _, v := range y {
+		my += v
+	}
+	my /= float64(len(y))
+	var ss, st float64
+	for i, v := range y {
+		ss += (v - f(i)) * (v - f(i))
+		st += (v - my) * (v - my)
+	}
+	if st == 0 {
+		return 1
+	}
+	return 1 - ss/st
+}
+
+// measureWorkload times Worker.Process and Server.Apply on one size.
+func measureWorkload(spec workload.Spec, sh harness.WorkloadShape, sc calibrationScale, repeats int, minTime time.Duration) (harness.CostSample, error) {
+	d0, err := calibrationData(spec, sh)
+	if err != nil {
+		return harness.CostSample{}, err
+	}
+	alg, err := workload.Build(spec, d0)
+	if err != nil {
+		return harness.CostSample{}, err
+	}
+	shard := min(sc.shard, alg.NumPoints())
+	pts := make([]int, shard)
+	for i := range pts {
+		pts[i] = i
+	}
+	w, err := alg.NewWorker(pts)
+	if err != nil {
+		return harness.CostSample{}, err
+	}
+	theta, err := alg.Init(rand.New(rand.NewPCG(spec.Seed, 0x5eed)))
+	if err != nil {
+		return harness.CostSample{}, err
+	}
+	w.SetParams(theta)
+	d := algorithms.NewDelta(alg.Layout())
+	batch := min(sc.batch, shard)
+	cursor := 0
+	step := func() int {
+		// One batch, wrapping round the shard as a worker does.
+		k := batch
+		for k > 0 {
+			hi := min(cursor+k, shard)
+			w.Process(cursor, hi, d)
+			k -= hi - cursor
+			cursor = hi % shard
+		}
+		return batch
+	}
+	w.Process(0, shard, d) // warm-up: caches, and EM's per-point state
+	d.Reset()
+	times := timeIt(repeats, minTime, func() float64 {
+		d.Reset()
+		return float64(step())
+	})
+	s := harness.CostSample{Batch: batch, Repeats: repeats}
+	s.PointNS, _ = stats.Median(times)
+	s.LowNS, _ = stats.Min(times)
+	s.HighNS, _ = stats.Max(times)
+
+	// Apply: one worker's delta merged and applied, per entry merged and
+	// parameter recomputed, as the simulator's EntryCost counts them.
+	d.Reset()
+	step()
+	srv, err := alg.NewServer(theta)
+	if err != nil {
+		return s, err
+	}
+	merged := algorithms.NewDelta(alg.Layout())
+	entries := float64(d.Live() + alg.Layout().Params)
+	var applyErr error
+	applies := timeIt(repeats, minTime, func() float64 {
+		merged.Reset()
+		if err := merged.Merge(d); err != nil {
+			applyErr = err
+		}
+		if err := srv.Apply(merged); err != nil {
+			// A server driven far by the same delta over and over:
+			// start it again (rare; the timing keeps the failed call).
+			if srv, err = alg.NewServer(theta); err != nil {
+				applyErr = err
+			}
+		}
+		return entries
+	})
+	if applyErr != nil {
+		return s, applyErr
+	}
+	s.ApplyEntryNS, _ = stats.Median(applies)
+	return s, nil
+}
+
+// timeIt times f, which does some units of work per call and returns how
+// many, as testing.B does: calls doubling until one timing lasts at least
+// minTime, repeats times. It returns nanoseconds per unit, per timing.
+func timeIt(repeats int, minTime time.Duration, f func() float64) []float64 {
+	out := make([]float64, 0, repeats)
+	n := 1
+	for len(out) < repeats {
+		var units float64
+		t0 := time.Now()
+		for range n {
+			units += f()
+		}
+		el := time.Since(t0)
+		if el < minTime {
+			// Aim past minTime, at most 100× more calls at once.
+			grow := 2.0
+			if el > 0 {
+				grow = min(max(1.2*float64(minTime)/float64(el), 2), 100)
+			}
+			n = int(float64(n) * grow)
+			continue
+		}
+		out = append(out, float64(el.Nanoseconds())/units)
+	}
+	return out
+}
+
+// printProfile prints what the profile says, for the terminal.
+func printProfile(w io.Writer, p *harness.Profile) {
+	fmt.Fprintf(w, "machine: %s/%s, %s, %d CPUs (GOMAXPROCS %d), %s, load %.2f; cores %.2f\n",
+		p.Machine.GOOS, p.Machine.GOARCH, p.Machine.CPU, p.Machine.NumCPU, p.Machine.GOMAXPROCS, p.Machine.Go, p.Machine.Load, p.Cores)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "workload\tsize\tintercept ns\tslope ns\tper group ns\tR²\tapply ns/entry\t")
+	for _, c := range p.Workloads {
+		g := "–"
+		if c.Groups != "" {
+			g = fmt.Sprintf("%.2f per %s", c.GroupNS, c.Groups)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.3f\t%s\t%.3f\t%.2f\t\n", c.Key, c.Size, c.InterceptNS, c.SlopeNS, g, c.R2, c.ApplyEntryNS)
+	}
+	tw.Flush()
+	if len(p.Transports) > 0 {
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "transport\tlatency µs\tbandwidth MB/s\tmessage µs\t")
+		for _, t := range p.Transports {
+			fmt.Fprintf(tw, "%s\t%.1f\t%.0f\t%.2f\t\n", t.Name, t.LatencyNS/1e3, t.Bandwidth/1e6, t.MessageNS/1e3)
+		}
+		tw.Flush()
+	}
+}

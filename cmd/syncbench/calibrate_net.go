@@ -1,0 +1,338 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/montanaflynn/stats"
+
+	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/exchange/redisx"
+	"github.com/syncmodels/syncmodels/harness"
+	"github.com/syncmodels/syncmodels/transport"
+	"github.com/syncmodels/syncmodels/transport/grpcnet"
+	"github.com/syncmodels/syncmodels/transport/grpcnet/jobtls"
+	"github.com/syncmodels/syncmodels/transport/inproc"
+)
+
+// The transports' costs: the in-process network (transport/inproc, the
+// goroutine runtime's default), gRPC over loopback TCP with mutual TLS 1.3
+// and a job token (transport/grpcnet, as compare -clock grpc and syncbench
+// coordinator use it), and a Redis server (exchange/redisx).
+
+// calibrationDeltas are the delta lengths (float64s) of the commits
+// streamed to measure bandwidth; 0 stands for a heartbeat.
+func calibrationDeltas(quick bool) []int {
+	if quick {
+		return []int{0, 256, 4096}
+	}
+	// Up to 128 KiB: deltas of the workloads here are 1–100 KiB (LR's
+	// 100 features: 0.8 KiB; K-means 16 × 27: 3.6 KiB).
+	return []int{0, 128, 1024, 16384}
+}
+
+// network makes a transport for a layout and closes it.
+type network struct {
+	open func(l algorithms.Layout) (transport.Transport, func(), error)
+}
+
+func calibrateTransport(ctx context.Context, f *calibrateFlags, name string, stderr io.Writer) (harness.TransportCost, error) {
+	if name == "redis" {
+		return calibrateRedis(ctx, f, stderr)
+	}
+	var nw network
+	switch name {
+	case "inproc":
+		nw.open = func(l algorithms.Layout) (transport.Transport, func(), error) {
+			n, err := inproc.New(inproc.Config{Layout: l})
+			return n, func() { n.Close() }, err
+		}
+	case "grpc":
+		var err error
+		if nw, err = grpcNetwork(); err != nil {
+			return harness.TransportCost{}, err
+		}
+	}
+	tc := harness.TransportCost{Name: name}
+	// Latency: heartbeat round trips between two goroutines.
+	rtt, err := pingPong(ctx, nw, f.repeats, f.minTime)
+	if err != nil {
+		return tc, err
+	}
+	tc.LatencyNS = rtt / 2
+	var xs, ys []float64
+	for _, n := range calibrationDeltas(f.quick) {
+		s, err := stream(ctx, nw, n, f.repeats, f.minTime)
+		if err != nil {
+			return tc, fmt.Errorf("streaming %d-float deltas: %w", n, err)
+		}
+		tc.Samples = append(tc.Samples, s)
+		xs, ys = append(xs, float64(s.Bytes)), append(ys, s.NS)
+		fmt.Fprintf(stderr, "syncbench calibrate: %s: %d-byte messages: %.2f µs each\n", name, s.Bytes, s.NS/1e3)
+	}
+	b, err := slope(xs, ys)
+	if err != nil {
+		return tc, err
+	}
+	if b <= 0 {
+		return tc, fmt.Errorf("the time per message does not grow with its size (%.3g ns per byte): too noisy to measure a bandwidth; try a larger -min-time", b)
+	}
+	tc.Bandwidth = 1e9 / b
+	// The fixed cost is the heartbeat's: the fit's intercept is at the
+	// mercy of the large messages' noise.
+	tc.MessageNS = tc.Samples[0].NS
+	fmt.Fprintf(stderr, "syncbench calibrate: %s: latency %.1f µs, %.0f MB/s, %.2f µs per message\n", name, tc.LatencyNS/1e3, tc.Bandwidth/1e6, tc.MessageNS/1e3)
+	return tc, nil
+}
+
+// grpcNetwork makes gRPC pairs over loopback TCP with mutual TLS and a
+// token: a job CA, the coordinator's certificate and worker 0's.
+func grpcNetwork() (network, error) {
+	const job = "calibrate"
+	ca, err := jobtls.NewCA(job)
+	if err != nil {
+		return network{}, err
+	}
+	srvCert, err := ca.IssueServer("127.0.0.1", "localhost")
+	if err != nil {
+		return network{}, err
+	}
+	wCert, err := ca.IssueWorker(0)
+	if err != nil {
+		return network{}, err
+	}
+	tok, err := jobtls.NewToken(job)
+	if err != nil {
+		return network{}, err
+	}
+	open := func(l algorithms.Layout) (transport.Transport, func(), error) {
+		srv, err := grpcnet.NewServer(grpcnet.Config{Layout: l, TLS: jobtls.ServerTLS(srvCert, ca.Pool()), Token: tok})
+		if err != nil {
+			return nil, nil, err
+		}
+		lis, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			srv.Close()
+			return nil, nil, err
+		}
+		served := make(chan error, 1)
+		go func() { served <- srv.Serve(lis) }()
+		cli, err := grpcnet.Dial(lis.Addr().String(), grpcnet.Config{Layout: l, TLS: jobtls.ClientTLS(wCert, ca.Pool(), ""), Token: tok})
+		if err != nil {
+			srv.Close()
+			<-served
+			return nil, nil, err
+		}
+		p := &grpcPair{srv: srv, cli: cli}
+		return p, func() { cli.Close(); srv.Close(); <-served }, nil
+	}
+	return network{open: open}, nil
+}
+
+// grpcPair is a coordinator's server and a worker's client as one
+// transport.Transport.
+type grpcPair struct {
+	srv *grpcnet.Server
+	cli *grpcnet.Client
+}
+
+func (p *grpcPair) Open(id transport.NodeID) (transport.Endpoint, error) {
+	if id == transport.Coordinator {
+		return p.srv.Open(id)
+	}
+	return p.cli.Open(id)
+}
+func (p *grpcPair) Stats() transport.Stats { return p.srv.Stats() }
+func (p *grpcPair) Close() error           { p.cli.Close(); return p.srv.Close() }
+
+// endpoints opens the coordinator and worker 0 on a network of layout l.
+func endpoints(nw network, l algorithms.Layout) (c, w transport.Endpoint, done func(), err error) {
+	tr, closeTr, err := nw.open(l)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if c, err = tr.Open(transport.Coordinator); err == nil {
+		w, err = tr.Open(0)
+	}
+	if err != nil {
+		closeTr()
+		return nil, nil, nil, err
+	}
+	return c, w, closeTr, nil
+}
+
+// pingPong returns the median round trip of a heartbeat from the worker
+// to the coordinator and back, in nanoseconds.
+func pingPong(ctx context.Context, nw network, repeats int, minTime time.Duration) (float64, error) {
+	c, w, done, err := endpoints(nw, algorithms.Layout{Params: 1, Delta: 1})
+	if err != nil {
+		return 0, err
+	}
+	defer done()
+	ping := &transport.Message{Kind: transport.Heartbeat, To: transport.Coordinator}
+	pong := &transport.Message{Kind: transport.Heartbeat, To: 0}
+	echo := make(chan error, 1)
+	ectx, stop := context.WithCancel(ctx)
+	defer func() { stop(); <-echo }()
+	go func() {
+		for {
+			if _, err := c.Recv(ectx); err != nil {
+				echo <- nil
+				return
+			}
+			if err := c.Send(ectx, pong); err != nil {
+				echo <- nil
+				return
+			}
+		}
+	}()
+	var failed error
+	times := timeIt(repeats, minTime, func() float64 {
+		if failed != nil {
+			return 1
+		}
+		if err := w.Send(ctx, ping); err != nil {
+			failed = err
+		} else if _, err := w.Recv(ctx); err != nil {
+			failed = err
+		}
+		return 1
+	})
+	if failed != nil {
+		return 0, failed
+	}
+	return stats.Median(times)
+}
+
+// stream returns the median time per message of commits with n-float
+// dense deltas (a heartbeat for 0) streamed from the worker to the
+// coordinator, received in another goroutine.
+func stream(ctx context.Context, nw network, n, repeats int, minTime time.Duration) (harness.MessageSample, error) {
+	l := algorithms.Layout{Params: max(n, 1), Delta: max(n, 1)}
+	c, w, done, err := endpoints(nw, l)
+	if err != nil {
+		return harness.MessageSample{}, err
+	}
+	defer done()
+	m := &transport.Message{Kind: transport.Heartbeat, To: transport.Coordinator}
+	if n > 0 {
+		d := algorithms.NewDelta(l)
+		rng := rand.New(rand.NewPCG(1, 1))
+		for i := range d.Vec {
+			d.Vec[i] = rng.NormFloat64()
+		}
+		d.Count = 500
+		m = &transport.Message{Kind: transport.Commit, To: transport.Coordinator, Seq: 1, Points: 500, Delta: d}
+	}
+	var failed error
+	times := timeIt(repeats, minTime, func() float64 {
+		// A burst of 32 messages, all received before the next: the
+		// receiver's work is timed with the sender's.
+		const burst = 32
+		recvd := make(chan error, 1)
+		go func() {
+			for range burst {
+				if _, err := c.Recv(ctx); err != nil {
+					recvd <- err
+					return
+				}
+			}
+			recvd <- nil
+		}()
+		for range burst {
+			if err := w.Send(ctx, m); err != nil {
+				failed = err
+				break
+			}
+		}
+		if err := <-recvd; err != nil && failed == nil {
+			failed = err
+		}
+		return burst
+	})
+	if failed != nil {
+		return harness.MessageSample{}, failed
+	}
+	ns, _ := stats.Median(times)
+	return harness.MessageSample{Bytes: m.Size(), NS: ns}, nil
+}
+
+// calibrateRedis times GETs of a small value (the latency) and PUTs of
+// growing values (the bandwidth) on the Redis server at f.redis.
+func calibrateRedis(ctx context.Context, f *calibrateFlags, stderr io.Writer) (harness.TransportCost, error) {
+	tc := harness.TransportCost{Name: "redis"}
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	st, err := redisx.Open(cctx, f.redis, redisx.Config{Namespace: "calibrate" + strconv.FormatInt(time.Now().UnixNano(), 36)})
+	cancel()
+	if err != nil {
+		return tc, fmt.Errorf("-redis: %w", err)
+	}
+	defer st.Close()
+	var failed error
+	if err := st.Put(ctx, "small", []byte("0123456789abcdef")); err != nil {
+		return tc, err
+	}
+	gets := timeIt(f.repeats, f.minTime, func() float64 {
+		if _, err := st.Get(ctx, "small"); err != nil && failed == nil {
+			failed = err
+		}
+		return 1
+	})
+	if failed != nil {
+		return tc, failed
+	}
+	rtt, _ := stats.Median(gets)
+	tc.LatencyNS = rtt / 2
+	sizes := []int{16, 1 << 10, 1 << 16, 1 << 20}
+	if f.quick {
+		sizes = []int{16, 1 << 10, 1 << 14}
+	}
+	var xs, ys []float64
+	for _, n := range sizes {
+		v := make([]byte, n)
+		times := timeIt(f.repeats, f.minTime, func() float64 {
+			if err := st.Put(ctx, "value", v); err != nil && failed == nil {
+				failed = err
+			}
+			return 1
+		})
+		if failed != nil {
+			return tc, failed
+		}
+		ns, _ := stats.Median(times)
+		tc.Samples = append(tc.Samples, harness.MessageSample{Bytes: n, NS: ns})
+		xs, ys = append(xs, float64(n)), append(ys, ns)
+		fmt.Fprintf(stderr, "syncbench calibrate: redis: PUT of %d bytes: %.1f µs\n", n, ns/1e3)
+	}
+	for _, k := range []string{"small", "value"} {
+		st.Delete(ctx, k)
+	}
+	b, err := slope(xs, ys)
+	if err != nil {
+		return tc, err
+	}
+	if b <= 0 {
+		return tc, fmt.Errorf("a PUT's time does not grow with its size (%.3g ns per byte): too noisy; try a larger -min-time", b)
+	}
+	tc.Bandwidth = 1e9 / b
+	fmt.Fprintf(stderr, "syncbench calibrate: redis: latency %.1f µs (half a GET), %.0f MB/s\n", tc.LatencyNS/1e3, tc.Bandwidth/1e6)
+	return tc, nil
+}
+
+// slope is the least-squares slope of ys against xs.
+func slope(xs, ys []float64) (float64, error) {
+	rows := make([][]float64, len(xs))
+	for i, x := range xs {
+		rows[i] = []float64{1, x}
+	}
+	c, _, err := leastSquares(rows, ys)
+	if err != nil {
+		return 0, err
+	}
+	return c[1], nil
+}
