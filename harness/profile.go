@@ -106,9 +106,9 @@ type WorkloadCost struct {
 // CostSample is one measured size of a workload: the median of Repeats
 // timings of Worker.Process over batches of Batch points.
 type CostSample struct {
-	Dim  int     `json:"dim"`
-	K    int     `json:"k,omitempty"`
-	Rank int     `json:"rank,omitempty"`
+	Dim  int `json:"dim"`
+	K    int `json:"k,omitempty"`
+	Rank int `json:"rank,omitempty"`
 	// Size and Groups are the shape's (WorkloadShape.Size, Groups).
 	Size   float64 `json:"size"`
 	Groups float64 `json:"groups,omitempty"`
@@ -135,11 +135,29 @@ type TransportCost struct {
 	// Bandwidth is bytes per second: the inverse of the slope of the time
 	// per message against its size, messages streamed one way.
 	Bandwidth float64 `json:"bandwidth"`
-	// MessageNS is the processing time of one small message on its own:
-	// a send and its receive in one goroutine, no wake-up (for redis, 0).
+	// MessageNS is the time per small message (a heartbeat) streamed
+	// one way (for redis, 0).
 	MessageNS float64 `json:"message_ns"`
 	// Samples are the streamed sizes and their median time per message.
 	Samples []MessageSample `json:"samples"`
+	// RoundNS and WorkerNS (0 if not measured) are the real runtime's
+	// own costs over this transport: a BSP round of workers that compute
+	// nothing (one point per commit) takes RoundNS + WorkerNS·N with N
+	// workers, the medians of short runs fitted by least squares. They
+	// are what a commit, its acknowledgement and a release cost the
+	// coordinator and a worker beyond the transport: decoding,
+	// validating, the model's step, the trace, wake-ups and garbage
+	// collection.
+	RoundNS  float64 `json:"round_ns,omitempty"`
+	WorkerNS float64 `json:"worker_ns,omitempty"`
+	// Rounds are the null rounds measured: workers, median round time.
+	Rounds []RoundSample `json:"rounds,omitempty"`
+}
+
+// RoundSample is a null BSP round's median time with Workers workers.
+type RoundSample struct {
+	Workers int     `json:"workers"`
+	NS      float64 `json:"ns"`
 }
 
 // MessageSample is one streamed message size.
@@ -194,6 +212,9 @@ func (s WorkloadShape) Size() (float64, string) {
 	case "pmf":
 		return float64(s.Rank), "rank"
 	}
+	if s.Sparse {
+		return float64(s.Dim), "nonzeros"
+	}
 	return float64(s.Dim), "dim"
 }
 
@@ -246,11 +267,14 @@ func (w WorkloadCost) PointCost(s WorkloadShape) time.Duration {
 
 // CostModel returns the cost model of workload s with its messages on
 // transport (a Transports name): PointCost from the workload's fit,
-// EntryCost its apply cost, Bandwidth the transport's, MessageCost its
-// per-message time (which the simulator charges on the link, so Latency
-// is the transport's one-way latency less it), and Cores the profile's
-// (the workers share this machine's cores; set Cores to 0 to model a
-// cluster of machines like this one).
+// EntryCost its apply cost, Bandwidth the transport's, and Cores the
+// profile's (the workers share this machine's cores; set Cores to 0 to
+// model a cluster of machines like this one). Where the runtime's null
+// rounds were measured (RoundNS, WorkerNS), a round of N workers costs
+// what they measured: MessageCost is WorkerNS/2 (the simulator charges
+// it on the coordinator's link for each commit and each release) and
+// Latency RoundNS/2 (one way); otherwise MessageCost is the transport's
+// MessageNS and Latency its one-way latency less that.
 func (p *Profile) CostModel(s WorkloadShape, transport string) (CostModel, error) {
 	w, ok := p.Workload(s.Key())
 	if !ok {
@@ -264,14 +288,18 @@ func (p *Profile) CostModel(s WorkloadShape, transport string) (CostModel, error
 		}
 		return CostModel{}, p.errorf("transports", "no entry %q (have %s)", transport, strings.Join(names, ", "))
 	}
-	return CostModel{
+	c := CostModel{
 		PointCost:   w.PointCost(s),
 		Latency:     max(nanos(t.LatencyNS-t.MessageNS), 0),
 		Bandwidth:   t.Bandwidth,
 		EntryCost:   max(nanos(w.ApplyEntryNS), 1),
 		MessageCost: nanos(t.MessageNS),
 		Cores:       p.Cores,
-	}, nil
+	}
+	if t.WorkerNS > 0 {
+		c.MessageCost, c.Latency = nanos(t.WorkerNS/2), max(nanos(t.RoundNS/2), 0)
+	}
+	return c, nil
 }
 
 // FromProfile returns m with the fields the profile p measured for
@@ -442,6 +470,12 @@ func (p *Profile) Validate() error {
 			return err
 		}
 		if err := p.checkNumber(at+".message_ns", t.MessageNS, false); err != nil {
+			return err
+		}
+		if err := p.checkNumber(at+".round_ns", t.RoundNS, true); err != nil {
+			return err
+		}
+		if err := p.checkNumber(at+".worker_ns", t.WorkerNS, false); err != nil {
 			return err
 		}
 		for j, s := range t.Samples {

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/signal"
@@ -14,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -160,10 +162,16 @@ func calibrate(ctx context.Context, f *calibrateFlags, stderr io.Writer) (*harne
 	p.Notes = append(p.Notes,
 		fmt.Sprintf("point costs: Worker.Process over batches of %d points cycling through a shard of %d, the median of %d timings of at least %v each (after a warm-up pass)", calibrateScale(f.quick).batch, calibrateScale(f.quick).shard, f.repeats, f.minTime),
 		"apply_entry_ns: Delta.Merge of one worker's delta and Server.Apply, per entry merged and parameter recomputed (the simulator's EntryCost)",
-		"transports: latency_ns is half the median round trip of a heartbeat between two goroutines; bandwidth and message_ns are the slope and intercept of the time per message against its size, commits streamed one way")
+		"transports: latency_ns is half the median round trip of a heartbeat between two goroutines; bandwidth is the inverse slope of the time per message against its size and message_ns a heartbeat's time, messages streamed one way; round_ns and worker_ns fit the real runtime's BSP rounds of workers computing one point per commit",
+		"cores: the points per second of GOMAXPROCS goroutines computing at once over one goroutine's")
 	if p.Machine.Load > float64(p.Machine.NumCPU) {
 		p.Notes = append(p.Notes, fmt.Sprintf("the machine was loaded (1-minute load %.2f on %d CPUs): the times are those of a shared machine", p.Machine.Load, p.Machine.NumCPU))
 	}
+	cores, err := measureCores(f, stderr)
+	if err != nil {
+		return nil, err
+	}
+	p.Cores = cores
 	for _, key := range f.keys {
 		w, err := calibrateWorkload(ctx, f, key, stderr)
 		if err != nil {
@@ -186,6 +194,95 @@ func calibrate(ctx context.Context, f *calibrateFlags, stderr io.Writer) (*harne
 		return nil, err
 	}
 	return p, nil
+}
+
+// measureCores measures the compute capacity GOMAXPROCS goroutines get
+// together, in cores: the points per second of that many goroutines
+// computing LR batches (100 features) at once over one goroutine's, the
+// median of repeats pairs of timings. An idle machine gives about
+// GOMAXPROCS; one whose other processes keep cores busy, less.
+func measureCores(f *calibrateFlags, stderr io.Writer) (float64, error) {
+	k := runtime.GOMAXPROCS(0)
+	sc := calibrateScale(f.quick)
+	spec := workload.Spec{Algo: "lr", N: k * sc.shard, Dim: 100, Seed: f.seed}.WithDefaults()
+	alg, _, err := workload.Open(spec)
+	if err != nil {
+		return 0, err
+	}
+	c, lo, hi, err := capacity(alg, f.seed, sc, 5*f.minTime, f.repeats)
+	if err != nil {
+		return 0, err
+	}
+	fmt.Fprintf(stderr, "syncbench calibrate: %d goroutines compute %.2f× what one does (repeats %.2f–%.2f): cores %.2f\n", k, c, lo, hi, c)
+	return c, nil
+}
+
+// capacity returns the median over repeats of the ratio of the points
+// per second GOMAXPROCS goroutines compute at once, each over its own
+// shard of alg, to one goroutine's, each timing lasting span; and the
+// lowest and highest ratio. The median is rounded to hundredths and kept
+// in [0.01, GOMAXPROCS].
+func capacity(alg algorithms.Algorithm, seed uint64, sc calibrationScale, span time.Duration, repeats int) (c, lo, hi float64, err error) {
+	k := runtime.GOMAXPROCS(0)
+	theta, err := alg.Init(rand.New(rand.NewPCG(seed, 0x5eed)))
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	shard := min(sc.shard, alg.NumPoints()/k)
+	if shard < 1 {
+		return 0, 0, 0, fmt.Errorf("%d points for %d goroutines", alg.NumPoints(), k)
+	}
+	steps := make([]func() int, k)
+	for g := range steps {
+		pts := make([]int, shard)
+		for i := range pts {
+			pts[i] = g*shard + i
+		}
+		w, err := alg.NewWorker(pts)
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		w.SetParams(theta)
+		d := algorithms.NewDelta(alg.Layout())
+		steps[g] = func() int {
+			d.Reset()
+			n := 0
+			for lo := 0; lo < shard; lo += sc.batch {
+				hi := min(lo+sc.batch, shard)
+				w.Process(lo, hi, d)
+				n += hi - lo
+			}
+			return n
+		}
+	}
+	rate := func(g int) float64 {
+		counts := make([]int, g)
+		var wg sync.WaitGroup
+		t0 := time.Now()
+		for i := range g {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for time.Since(t0) < span {
+					counts[i] += steps[i]()
+				}
+			}()
+		}
+		wg.Wait()
+		tot := 0
+		for _, c := range counts {
+			tot += c
+		}
+		return float64(tot) / time.Since(t0).Seconds()
+	}
+	var ratios []float64
+	for range repeats {
+		one := rate(1)
+		ratios = append(ratios, rate(k)/one)
+	}
+	c, _ = stats.Median(ratios)
+	c = math.Round(min(max(c, 0.01), float64(k))*100) / 100
+	return c, slices.Min(ratios), slices.Max(ratios), nil
 }
 
 // thisMachine describes the machine calibrate runs on.
@@ -452,16 +549,12 @@ func rSquared(y []float64, f func(i int) float64) float64 {
 	return 1 - ss/st
 }
 
-// measureWorkload times Worker.Process and Server.Apply on one size.
-func measureWorkload(spec workload.Spec, sh harness.WorkloadShape, sc calibrationScale, repeats int, minTime time.Duration) (harness.CostSample, error) {
-	d0, err := calibrationData(spec, sh)
-	if err != nil {
-		return harness.CostSample{}, err
-	}
-	alg, err := workload.Build(spec, d0)
-	if err != nil {
-		return harness.CostSample{}, err
-	}
+// processTimes times Worker.Process on alg as calibrate does: a worker
+// over the first points (a shard of sc.shard), θ0 from seed, batches of
+// sc.batch wrapping round the shard, after a warm-up pass. It returns
+// the time per point of each repeat, and the batch step, the delta it
+// fills and θ0 for more.
+func processTimes(alg algorithms.Algorithm, seed uint64, sc calibrationScale, repeats int, minTime time.Duration) ([]float64, func() int, *algorithms.Delta, []float64, error) {
 	shard := min(sc.shard, alg.NumPoints())
 	pts := make([]int, shard)
 	for i := range pts {
@@ -469,11 +562,11 @@ func measureWorkload(spec workload.Spec, sh harness.WorkloadShape, sc calibratio
 	}
 	w, err := alg.NewWorker(pts)
 	if err != nil {
-		return harness.CostSample{}, err
+		return nil, nil, nil, nil, err
 	}
-	theta, err := alg.Init(rand.New(rand.NewPCG(spec.Seed, 0x5eed)))
+	theta, err := alg.Init(rand.New(rand.NewPCG(seed, 0x5eed)))
 	if err != nil {
-		return harness.CostSample{}, err
+		return nil, nil, nil, nil, err
 	}
 	w.SetParams(theta)
 	d := algorithms.NewDelta(alg.Layout())
@@ -491,12 +584,28 @@ func measureWorkload(spec workload.Spec, sh harness.WorkloadShape, sc calibratio
 		return batch
 	}
 	w.Process(0, shard, d) // warm-up: caches, and EM's per-point state
-	d.Reset()
 	times := timeIt(repeats, minTime, func() float64 {
 		d.Reset()
 		return float64(step())
 	})
-	s := harness.CostSample{Batch: batch, Repeats: repeats}
+	return times, step, d, theta, nil
+}
+
+// measureWorkload times Worker.Process and Server.Apply on one size.
+func measureWorkload(spec workload.Spec, sh harness.WorkloadShape, sc calibrationScale, repeats int, minTime time.Duration) (harness.CostSample, error) {
+	d0, err := calibrationData(spec, sh)
+	if err != nil {
+		return harness.CostSample{}, err
+	}
+	alg, err := workload.Build(spec, d0)
+	if err != nil {
+		return harness.CostSample{}, err
+	}
+	times, step, d, theta, err := processTimes(alg, spec.Seed, sc, repeats, minTime)
+	if err != nil {
+		return harness.CostSample{}, err
+	}
+	s := harness.CostSample{Batch: min(sc.batch, alg.NumPoints()), Repeats: repeats}
 	s.PointNS, _ = stats.Median(times)
 	s.LowNS, _ = stats.Min(times)
 	s.HighNS, _ = stats.Max(times)
@@ -576,9 +685,9 @@ func printProfile(w io.Writer, p *harness.Profile) {
 	tw.Flush()
 	if len(p.Transports) > 0 {
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "transport\tlatency µs\tbandwidth MB/s\tmessage µs\t")
+		fmt.Fprintln(tw, "transport\tlatency µs\tbandwidth MB/s\tmessage µs\tnull round µs\tper worker µs\t")
 		for _, t := range p.Transports {
-			fmt.Fprintf(tw, "%s\t%.1f\t%.0f\t%.2f\t\n", t.Name, t.LatencyNS/1e3, t.Bandwidth/1e6, t.MessageNS/1e3)
+			fmt.Fprintf(tw, "%s\t%.1f\t%.0f\t%.2f\t%.1f\t%.1f\t\n", t.Name, t.LatencyNS/1e3, t.Bandwidth/1e6, t.MessageNS/1e3, t.RoundNS/1e3, t.WorkerNS/1e3)
 		}
 		tw.Flush()
 	}

@@ -6,18 +6,21 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/montanaflynn/stats"
 
 	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/consistency"
 	"github.com/syncmodels/syncmodels/exchange/redisx"
 	"github.com/syncmodels/syncmodels/harness"
 	"github.com/syncmodels/syncmodels/transport"
 	"github.com/syncmodels/syncmodels/transport/grpcnet"
 	"github.com/syncmodels/syncmodels/transport/grpcnet/jobtls"
 	"github.com/syncmodels/syncmodels/transport/inproc"
+	"github.com/syncmodels/syncmodels/workload"
 )
 
 // The transports' costs: the in-process network (transport/inproc, the
@@ -54,7 +57,7 @@ func calibrateTransport(ctx context.Context, f *calibrateFlags, name string, std
 		}
 	case "grpc":
 		var err error
-		if nw, err = grpcNetwork(); err != nil {
+		if nw, err = grpcNetwork(slices.Max(calibrationWorkers(f.quick))); err != nil {
 			return harness.TransportCost{}, err
 		}
 	}
@@ -87,12 +90,89 @@ func calibrateTransport(ctx context.Context, f *calibrateFlags, name string, std
 	// mercy of the large messages' noise.
 	tc.MessageNS = tc.Samples[0].NS
 	fmt.Fprintf(stderr, "syncbench calibrate: %s: latency %.1f µs, %.0f MB/s, %.2f µs per message\n", name, tc.LatencyNS/1e3, tc.Bandwidth/1e6, tc.MessageNS/1e3)
+	dur, runs := 300*time.Millisecond, 3
+	if f.quick {
+		dur, runs = 30*time.Millisecond, 1
+	}
+	if err := nullRounds(ctx, f.seed, nw, calibrationWorkers(f.quick), dur, runs, &tc, stderr); err != nil {
+		return tc, fmt.Errorf("null rounds: %w", err)
+	}
 	return tc, nil
 }
 
+// calibrationWorkers are the worker counts of the null rounds.
+func calibrationWorkers(quick bool) []int {
+	if quick {
+		return []int{1, 2}
+	}
+	return []int{1, 2, 4, 8, 16}
+}
+
+// nullRounds runs the real runtime over nw (nil: in process) with
+// workers that compute (almost) nothing, BSP with one point per commit,
+// runs times dur for each number of workers, and fits the median round
+// time against the number of workers: tc.RoundNS + tc.WorkerNS·N.
+// Progress goes to stderr if it is not nil.
+func nullRounds(ctx context.Context, seed uint64, nw network, workers []int, dur time.Duration, runs int, tc *harness.TransportCost, stderr io.Writer) error {
+	alg, _, err := workload.Open(workload.Spec{Algo: "lr", N: 1024, Dim: 2, Seed: seed}.WithDefaults())
+	if err != nil {
+		return err
+	}
+	tc.Rounds = nil
+	var rows [][]float64
+	var ys []float64
+	for _, n := range workers {
+		var times []float64
+		for range runs {
+			e := harness.Experiment{Algorithm: alg, Sync: consistency.Spec{Kind: consistency.BSP}, Workers: n, Batch: 1,
+				Clock: harness.Real, Duration: dur, EvalEvery: dur, Seed: seed}
+			var closers []func()
+			if nw.open != nil {
+				e.Network = func(l algorithms.Layout) (transport.Transport, error) {
+					tr, done, err := nw.open(l)
+					if err == nil {
+						closers = append(closers, done)
+					}
+					return tr, err
+				}
+			}
+			r, err := harness.Run(ctx, e)
+			for _, c := range closers {
+				c()
+			}
+			if err != nil {
+				return err
+			}
+			if r.Versions == 0 {
+				return fmt.Errorf("%d workers: no round in %v", n, dur)
+			}
+			times = append(times, float64(r.Duration)/float64(r.Versions))
+		}
+		ns, _ := stats.Median(times)
+		tc.Rounds = append(tc.Rounds, harness.RoundSample{Workers: n, NS: ns})
+		rows, ys = append(rows, []float64{1, float64(n)}), append(ys, ns)
+		if stderr != nil {
+			fmt.Fprintf(stderr, "syncbench calibrate: %s: a null BSP round of %d workers: %.1f µs\n", tc.Name, n, ns/1e3)
+		}
+	}
+	c, _, err := leastSquares(rows, ys)
+	if err != nil {
+		return err
+	}
+	if c[1] <= 0 {
+		return fmt.Errorf("the round time does not grow with the workers (%.3g ns per worker): too noisy", c[1])
+	}
+	tc.RoundNS, tc.WorkerNS = c[0], c[1]
+	if stderr != nil {
+		fmt.Fprintf(stderr, "syncbench calibrate: %s: runtime round %.1f µs + %.1f µs per worker\n", tc.Name, tc.RoundNS/1e3, tc.WorkerNS/1e3)
+	}
+	return nil
+}
+
 // grpcNetwork makes gRPC pairs over loopback TCP with mutual TLS and a
-// token: a job CA, the coordinator's certificate and worker 0's.
-func grpcNetwork() (network, error) {
+// token: a job CA, the coordinator's certificate and one for workers 0 to
+// workers−1, all of whose streams the one client carries.
+func grpcNetwork(workers int) (network, error) {
 	const job = "calibrate"
 	ca, err := jobtls.NewCA(job)
 	if err != nil {
@@ -102,7 +182,11 @@ func grpcNetwork() (network, error) {
 	if err != nil {
 		return network{}, err
 	}
-	wCert, err := ca.IssueWorker(0)
+	ids := make([]transport.NodeID, max(workers, 1))
+	for i := range ids {
+		ids[i] = transport.NodeID(i)
+	}
+	wCert, err := ca.IssueWorker(ids...)
 	if err != nil {
 		return network{}, err
 	}

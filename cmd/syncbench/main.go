@@ -21,6 +21,7 @@ var commands = []struct{ name, summary string }{
 	{"tls", "create a job's CA, its coordinator and worker certificates and its token, for coordinator and worker"},
 	{"provision", "plan a DOLL job on preemptible instances: how many of N_tot workers to rent as spot instances to meet a deadline at the lowest expected cost"},
 	{"calibrate", "measure this machine's compute, apply and message costs into a cost profile (JSON) that compare, reproduce and fidelity read with -profile"},
+	{"fidelity", "run a grid of scenarios on the real clock and in virtual time with calibrated costs, and write docs/fidelity.md: how well the simulator predicts this machine"},
 	{"reproduce", "rerun a paper's evaluation into a Markdown report: reproduce doll, fsp, mlless, p2p, slsml"},
 	{"help", "print this message"},
 }
@@ -87,6 +88,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return provisionCmd(args, stdout, stderr)
 	case "calibrate":
 		return calibrateCmd(args, stdout, stderr)
+	case "fidelity":
+		return fidelityCmd(args, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "syncbench: unknown command %q (want %s); run 'syncbench -h' for help\n", cmd, commandNames())
 		return 2

@@ -1,0 +1,555 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/montanaflynn/stats"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/harness"
+)
+
+// `syncbench fidelity` measures how well virtual time predicts the real
+// runtime on this machine: a grid of scenarios (workload × workers ×
+// stragglers × sync model) runs on the real clock (goroutine workers
+// over the in-process transport), each a few times, and in virtual time
+// with the costs calibrate measures; docs/fidelity.md compares the time
+// per iteration, the wait fraction and the time to target.
+//
+// Two predictions per scenario: from the profile alone (calibrated once,
+// at the start or given with -profile), and from a probe — a short
+// calibration of the workload's point cost, the cores the run gets and
+// the runtime's null rounds, taken right before each real run — because
+// on a shared machine the cores other processes leave change from minute
+// to minute. The virtual side is deterministic given the profile and the
+// probes, which the report lists.
+
+// fidelityFlags are the flags of `syncbench fidelity`.
+type fidelityFlags struct {
+	out         string
+	quick       bool
+	profilePath string
+	reps        int
+	seed        uint64
+	duration    time.Duration
+	workloads   string
+	workerList  string
+	syncList    string
+	args        []string
+	works       []string
+	workers     []int
+	syncs       []string
+}
+
+// fidelityWorkloads are the workloads the grid can run.
+var fidelityWorkloads = []string{"lr", "kmeans"}
+
+func (f *fidelityFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.out, "out", "docs", "directory of the report: writes OUT/fidelity.md and OUT/fidelity/ (the plot, runs.csv, the profile used)")
+	fs.BoolVar(&f.quick, "quick", false, "small data, 100 ms runs, one repeat, a quick calibration (seconds): checks the pipeline, the numbers mean little")
+	fs.StringVar(&f.profilePath, "profile", "", "the cost profile to predict from (syncbench calibrate); empty = calibrate first (inproc only) and keep the profile in OUT/fidelity/profile.json")
+	fs.IntVar(&f.reps, "reps", 3, "real runs per scenario; the report takes their medians (-quick: 1)")
+	fs.Uint64Var(&f.seed, "seed", 1, "random seed: data, θ0, sharding, which workers straggle")
+	fs.DurationVar(&f.duration, "duration", time.Second, "length of each run, real and virtual (-quick: 100ms)")
+	fs.StringVar(&f.workloads, "workloads", strings.Join(fidelityWorkloads, ","), "comma-separated workloads: lr (logistic regression, 100 features), kmeans (16 clusters, 27 features)")
+	fs.StringVar(&f.workerList, "workers", "4,16", "comma-separated worker counts")
+	fs.StringVar(&f.syncList, "sync", "bsp,ssp:3,asp,quorum:0.75,fsp:2ms", "comma-separated sync models (compare's -sync entries; no semi-centralized FSP, tuners or migration)")
+}
+
+func (f *fidelityFlags) check() error {
+	set := map[string]bool{}
+	for _, a := range f.args {
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		set[name] = true
+	}
+	if f.quick {
+		if !set["reps"] {
+			f.reps = 1
+		}
+		if !set["duration"] {
+			f.duration = 100 * time.Millisecond
+		}
+	}
+	switch {
+	case f.reps < 1:
+		return fmt.Errorf("-reps %d: want ≥ 1", f.reps)
+	case f.duration <= 0 || f.duration > time.Hour:
+		return fmt.Errorf("-duration %v: want > 0 and at most 1h", f.duration)
+	}
+	var err error
+	if f.works, err = listFlag("-workloads", f.workloads, fidelityWorkloads); err != nil {
+		return err
+	}
+	f.workers = nil
+	for s := range strings.SplitSeq(f.workerList, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 || n > 256 {
+			return fmt.Errorf("-workers %q: %q is not a worker count from 1 to 256", f.workerList, s)
+		}
+		f.workers = append(f.workers, n)
+	}
+	f.syncs = nil
+	for s := range strings.SplitSeq(f.syncList, ",") {
+		s = strings.TrimSpace(s)
+		p, err := parsePlan(s)
+		if err != nil {
+			return fmt.Errorf("-sync %q: %s", s, syncReason(err))
+		}
+		if p.tuner != nil || p.migrate || p.tunedBatch || p.replicas || p.spec.Local || p.spec.Kind == 0 {
+			return fmt.Errorf("-sync %s: fidelity runs plain models (bsp, ssp:S, asp, quorum:F, fsp:INTERVAL); the contention model does not take tuners, semi-centralized timers or migration", s)
+		}
+		f.syncs = append(f.syncs, p.name)
+	}
+	return nil
+}
+
+// fidWork is one workload of the grid, loaded.
+type fidWork struct {
+	key, label string
+	args       []string // compare's workload flags
+	d          *data
+	alg        algorithms.Algorithm
+	shape      harness.WorkloadShape
+}
+
+// fidelityData loads workload key at the scale of f.
+func fidelityData(key string, quick bool, seed uint64) (*fidWork, error) {
+	n := 48000
+	if quick {
+		n = 2000
+	}
+	w := &fidWork{key: key}
+	var err error
+	switch key {
+	case "lr":
+		w.label = "LR"
+		if !quick {
+			n = 50000
+		}
+		w.args = []string{"-algo", "lr", "-lr", "0.005"}
+		w.d, _, err = syntheticData("logistic", n, 100)(seed)
+	case "kmeans":
+		w.label = "K-means"
+		w.args = []string{"-algo", "kmeans", "-k", "16"}
+		w.d, _, err = blobsData(n, 27, 16, 10)(seed)
+	}
+	return w, err
+}
+
+// fidScenario is one cell of the grid and what ran in it.
+type fidScenario struct {
+	w       *fidWork
+	workers int
+	strag   bool
+	sync    string
+	// real are the real runs, probes the probes taken before them.
+	real   []*harness.Result
+	probes []fidProbe
+	gc     []fidGC
+	// probe and profile are the predictions: virtual time with the
+	// probes' median costs, and with the profile's alone.
+	probe, profile *harness.Result
+	// target is 80% of the least improvement of the scenario's runs
+	// over θ0 (NaN if some run did not improve).
+	initial, target float64
+}
+
+// name labels the scenario.
+func (s *fidScenario) name() string {
+	st := "none"
+	if s.strag {
+		st = "injected"
+	}
+	return fmt.Sprintf("%s/%d/%s/%s", s.w.key, s.workers, st, s.sync)
+}
+
+// fidProbe is the machine measured right before a real run.
+type fidProbe struct {
+	PointNS  float64 // the workload's compute time per point
+	Cores    float64 // the capacity GOMAXPROCS goroutines get, in cores
+	RoundNS  float64 // the runtime's null round: RoundNS + WorkerNS·N
+	WorkerNS float64
+	Load     float64 // the 1-minute load average
+}
+
+// fidGC is the garbage collection during a real run.
+type fidGC struct {
+	cycles int
+	pause  time.Duration
+}
+
+// flags are the compare flags of the scenario on clock.
+func (s *fidScenario) flags(f *fidelityFlags, clock string) (*compareFlags, error) {
+	var cf compareFlags
+	fs := flag.NewFlagSet("syncbench fidelity", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	cf.register(fs)
+	stragglers := 0
+	if s.strag {
+		stragglers = max(s.workers/4, 1)
+	}
+	args := append(slices.Clone(s.w.args), "-workers", strconv.Itoa(s.workers), "-stragglers", strconv.Itoa(stragglers),
+		"-sync", s.sync, "-duration", f.duration.String(), "-eval-every", (f.duration / 200).String(),
+		"-batch", "500", "-seed", strconv.FormatUint(f.seed, 10), "-clock", clock)
+	if err := fs.Parse(args); err != nil {
+		return nil, fmt.Errorf("%s: %v", s.name(), err)
+	}
+	if err := cf.check(); err != nil {
+		return nil, fmt.Errorf("%s: %v", s.name(), err)
+	}
+	cf.pointBytes = pointBytes(s.w.d)
+	return &cf, nil
+}
+
+func fidelityCmd(args []string, stdout, stderr io.Writer) int {
+	var f fidelityFlags
+	fs := flag.NewFlagSet("syncbench fidelity", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f.register(fs)
+	f.args = args
+	return reportCommand("fidelity", fs, args, f.check, &f.out, func(ctx context.Context, start time.Time) error {
+		prof, source, err := f.loadProfile(ctx, stderr)
+		if err != nil {
+			return err
+		}
+		sc, err := f.scenarios()
+		if err != nil {
+			return err
+		}
+		if err := f.runReal(ctx, sc, stderr); err != nil {
+			return err
+		}
+		if err := predict(ctx, &f, prof, sc, stderr); err != nil {
+			return err
+		}
+		return writeFidelityReport(&f, prof, source, sc, time.Since(start))
+	}, stdout, stderr)
+}
+
+// loadProfile reads -profile, or calibrates (inproc only) and keeps the
+// profile beside the report. It returns the profile and how the report
+// names it.
+func (f *fidelityFlags) loadProfile(ctx context.Context, stderr io.Writer) (*harness.Profile, string, error) {
+	if f.profilePath != "" {
+		p, err := harness.LoadProfile(f.profilePath)
+		if err != nil {
+			return nil, "", fmt.Errorf("-profile: %v", err)
+		}
+		return p, f.profilePath, nil
+	}
+	cf := calibrateFlags{out: "-", quick: f.quick, workloads: strings.Join(f.works, ","), transports: "inproc", repeats: 7, minTime: 40 * time.Millisecond, seed: f.seed}
+	if err := cf.check(); err != nil {
+		return nil, "", err
+	}
+	p, err := calibrate(ctx, &cf, io.Discard)
+	if err != nil {
+		return nil, "", fmt.Errorf("calibrating: %w", err)
+	}
+	p.Date = "the start of this run"
+	dir := filepath.Join(f.out, "fidelity")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, "", err
+	}
+	if err := writeProfile(filepath.Join(dir, "profile.json"), p, nil); err != nil {
+		return nil, "", err
+	}
+	fmt.Fprintf(stderr, "syncbench fidelity: calibrated (cores %.2f); the profile is in %s\n", p.Cores, filepath.Join(dir, "profile.json"))
+	return p, "fidelity/profile.json", nil
+}
+
+// scenarios loads the workloads and lists the grid, in the report's
+// order: workload, workers, stragglers (none first), sync model.
+func (f *fidelityFlags) scenarios() ([]*fidScenario, error) {
+	var out []*fidScenario
+	for _, key := range f.works {
+		w, err := fidelityData(key, f.quick, f.seed)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", key, err)
+		}
+		for _, n := range f.workers {
+			if err := checkWorkers(w.d, n); err != nil {
+				return nil, fmt.Errorf("%s: %v", key, err)
+			}
+			for _, strag := range []bool{false, true} {
+				for _, s := range f.syncs {
+					sc := &fidScenario{w: w, workers: n, strag: strag, sync: s}
+					if w.alg == nil {
+						cf, err := sc.flags(f, "virtual")
+						if err != nil {
+							return nil, err
+						}
+						if w.alg, err = build(&cf.workloadFlags, w.d); err != nil {
+							return nil, fmt.Errorf("%s: %w", key, err)
+						}
+						w.shape = cf.shape(w.d)
+					}
+					out = append(out, sc)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// runReal runs every scenario's real runs, repetition by repetition (all
+// scenarios once, then again), each after a probe: a slow minute of the
+// shared machine then touches one repetition of many scenarios rather
+// than every repetition of one.
+func (f *fidelityFlags) runReal(ctx context.Context, sc []*fidScenario, stderr io.Writer) error {
+	total, done := f.reps*len(sc), 0
+	for rep := range f.reps {
+		for _, s := range sc {
+			p, err := f.probe(ctx, s)
+			if err != nil {
+				return fmt.Errorf("%s: probe: %w", s.name(), err)
+			}
+			cf, err := s.flags(f, "real")
+			if err != nil {
+				return err
+			}
+			e, err := cf.experimentFor(ctx, s.w.alg, mustPlan(s.sync))
+			if err != nil {
+				return fmt.Errorf("%s: %w", s.name(), err)
+			}
+			var m0, m1 runtime.MemStats
+			runtime.ReadMemStats(&m0)
+			t0 := time.Now()
+			r, err := harness.Run(ctx, e)
+			if err != nil {
+				return fmt.Errorf("%s (real, repetition %d): %w", s.name(), rep+1, err)
+			}
+			runtime.ReadMemStats(&m1)
+			s.real = append(s.real, r)
+			s.probes = append(s.probes, p)
+			s.gc = append(s.gc, fidGC{cycles: int(m1.NumGC - m0.NumGC), pause: time.Duration(m1.PauseTotalNs - m0.PauseTotalNs)})
+			done++
+			fmt.Fprintf(stderr, "syncbench fidelity: [%d/%d] %s real #%d: %.1f µs/iteration, wait %.0f%% (probe: %.0f ns/point, %.2f cores) in %.1f s\n",
+				done, total, s.name(), rep+1, perIteration(r).Seconds()*1e6, 100*r.WaitFraction, p.PointNS, p.Cores, time.Since(t0).Seconds())
+		}
+	}
+	return nil
+}
+
+// mustPlan is parsePlan of an entry check accepted.
+func mustPlan(s string) plan {
+	p, err := parsePlan(s)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+// probe measures the machine as it is before a real run of s: the
+// workload's point cost, the capacity of GOMAXPROCS goroutines, and the
+// runtime's null rounds at 1, 4 and 16 workers.
+func (f *fidelityFlags) probe(ctx context.Context, s *fidScenario) (fidProbe, error) {
+	sc := calibrateScale(f.quick)
+	span := 20 * time.Millisecond
+	if f.quick {
+		span = 2 * time.Millisecond
+	}
+	times, _, _, _, err := processTimes(s.w.alg, f.seed, sc, 3, span/2)
+	if err != nil {
+		return fidProbe{}, err
+	}
+	p := fidProbe{Load: loadAverage()}
+	p.PointNS, _ = stats.Median(times)
+	if p.Cores, _, _, err = capacity(s.w.alg, f.seed, sc, span, 1); err != nil {
+		return p, err
+	}
+	tc := harness.TransportCost{Name: "inproc"}
+	if err := nullRounds(ctx, f.seed, network{}, []int{1, 4, 16}, 3*span, 1, &tc, nil); err != nil {
+		return p, err
+	}
+	p.RoundNS, p.WorkerNS = tc.RoundNS, tc.WorkerNS
+	return p, nil
+}
+
+// median returns the median of xs(i) over the scenario's probes.
+func (s *fidScenario) median(x func(fidProbe) float64) float64 {
+	var v []float64
+	for _, p := range s.probes {
+		v = append(v, x(p))
+	}
+	m, _ := stats.Median(v)
+	return m
+}
+
+// probeCost is the cost model of the scenario's probes: their median
+// point cost, cores and null rounds, with the profile's bandwidth and
+// apply cost.
+func (s *fidScenario) probeCost(prof *harness.Profile) (harness.CostModel, error) {
+	c, err := prof.CostModel(s.w.shape, "inproc")
+	if err != nil {
+		return c, err
+	}
+	c.PointCost = max(time.Duration(math.Round(s.median(func(p fidProbe) float64 { return p.PointNS }))), 1)
+	c.Cores = math.Round(s.median(func(p fidProbe) float64 { return p.Cores })*100) / 100
+	t := harness.TransportCost{Name: "inproc", Bandwidth: c.Bandwidth,
+		RoundNS: s.median(func(p fidProbe) float64 { return p.RoundNS }), WorkerNS: s.median(func(p fidProbe) float64 { return p.WorkerNS })}
+	c.MessageCost, c.Latency = max(time.Duration(math.Round(t.WorkerNS/2)), 0), max(time.Duration(math.Round(t.RoundNS/2)), 0)
+	return c, nil
+}
+
+// predict runs the virtual predictions of every scenario, GOMAXPROCS at
+// a time (they are deterministic; the real runs are over), and derives
+// the targets.
+func predict(ctx context.Context, f *fidelityFlags, prof *harness.Profile, sc []*fidScenario, stderr io.Writer) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	var mu sync.Mutex
+	done := 0
+	for _, s := range sc {
+		for _, kind := range []string{"probe", "profile"} {
+			g.Go(func() error {
+				cf, err := s.flags(f, "virtual")
+				if err != nil {
+					return err
+				}
+				c, err := prof.CostModel(s.w.shape, "inproc")
+				if kind == "probe" {
+					c, err = s.probeCost(prof)
+				}
+				if err != nil {
+					return fmt.Errorf("%s: %v", s.name(), err)
+				}
+				cf.pointCost, cf.latency, cf.bandwidth, cf.entryCost, cf.messageCost, cf.cores = c.PointCost, c.Latency, c.Bandwidth, c.EntryCost, c.MessageCost, c.Cores
+				e, err := cf.experimentFor(gctx, s.w.alg, mustPlan(s.sync))
+				if err != nil {
+					return fmt.Errorf("%s: %w", s.name(), err)
+				}
+				r, err := harness.Run(gctx, e)
+				if err != nil {
+					return fmt.Errorf("%s (virtual, %s): %w", s.name(), kind, err)
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				if kind == "probe" {
+					s.probe = r
+				} else {
+					s.profile = r
+				}
+				done++
+				if stderr != nil {
+					fmt.Fprintf(stderr, "syncbench fidelity: [%d/%d] %s virtual (%s): %.1f µs/iteration, wait %.0f%%\n",
+						done, 2*len(sc), s.name(), kind, perIteration(r).Seconds()*1e6, 100*r.WaitFraction)
+				}
+				return nil
+			})
+		}
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for _, s := range sc {
+		s.setTarget()
+	}
+	return nil
+}
+
+// fidTargetShare is the share of the least improvement over θ0 among a
+// scenario's runs that its target asks for: every run reaches it, and
+// it lies where the curves still fall, not on their plateau.
+const fidTargetShare = 0.8
+
+// runs are the scenario's real runs and predictions.
+func (s *fidScenario) runs() []*harness.Result {
+	var out []*harness.Result
+	for _, r := range append(slices.Clone(s.real), s.probe, s.profile) {
+		if r != nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (s *fidScenario) setTarget() {
+	s.initial = s.runs()[0].Curve[0].Objective
+	minimize := s.w.alg.Minimize()
+	least := math.Inf(1)
+	for _, r := range s.runs() {
+		gain := s.initial - r.Final
+		if !minimize {
+			gain = -gain
+		}
+		if r.Diverged || math.IsNaN(gain) {
+			gain = math.Inf(-1)
+		}
+		least = min(least, gain)
+	}
+	if !(least > 0) {
+		s.target = math.NaN()
+		return
+	}
+	if minimize {
+		s.target = s.initial - fidTargetShare*least
+	} else {
+		s.target = s.initial + fidTargetShare*least
+	}
+}
+
+// timeTo is r's time to the scenario's target, interpolated linearly
+// between the snapshots around its first crossing (-1 if none): the
+// snapshots are Duration/200 apart, a coarse grid for a target reached
+// in tens of milliseconds.
+func (s *fidScenario) timeTo(r *harness.Result) time.Duration {
+	if math.IsNaN(s.target) {
+		return -1
+	}
+	minimize := s.w.alg.Minimize()
+	for i, p := range r.Curve {
+		if !reached(p.Objective, s.target, minimize) {
+			continue
+		}
+		if i == 0 {
+			return p.T
+		}
+		q := r.Curve[i-1]
+		if q.Objective == p.Objective {
+			return p.T
+		}
+		frac := (q.Objective - s.target) / (q.Objective - p.Objective)
+		return q.T + time.Duration(frac*float64(p.T-q.T))
+	}
+	return -1
+}
+
+// perIteration is a run's time per iteration: its length over the mean
+// commits per worker.
+func perIteration(r *harness.Result) time.Duration {
+	if r.Iterations == 0 {
+		return 0
+	}
+	return time.Duration(float64(r.Duration) / r.Iterations)
+}
+
+// realMedian is the median of x over the scenario's real runs; NaN if
+// some run has none (x < 0: a target not reached).
+func (s *fidScenario) realMedian(x func(*harness.Result) float64) float64 {
+	var v []float64
+	for _, r := range s.real {
+		x := x(r)
+		if x < 0 || math.IsNaN(x) {
+			return math.NaN()
+		}
+		v = append(v, x)
+	}
+	m, err := stats.Median(v)
+	if err != nil {
+		return math.NaN()
+	}
+	return m
+}
