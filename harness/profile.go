@@ -274,7 +274,8 @@ func (w WorkloadCost) PointCost(s WorkloadShape) time.Duration {
 // what they measured: MessageCost is WorkerNS/2 (the simulator charges
 // it on the coordinator's link for each commit and each release) and
 // Latency RoundNS/2 (one way); otherwise MessageCost is the transport's
-// MessageNS and Latency its one-way latency less that.
+// MessageNS and Latency its one-way latency less that. Latency is at
+// least 1 ns (CostModel reads 0 as its 100 µs default).
 func (p *Profile) CostModel(s WorkloadShape, transport string) (CostModel, error) {
 	w, ok := p.Workload(s.Key())
 	if !ok {
@@ -290,14 +291,14 @@ func (p *Profile) CostModel(s WorkloadShape, transport string) (CostModel, error
 	}
 	c := CostModel{
 		PointCost:   w.PointCost(s),
-		Latency:     max(nanos(t.LatencyNS-t.MessageNS), 0),
+		Latency:     max(nanos(t.LatencyNS-t.MessageNS), 1),
 		Bandwidth:   t.Bandwidth,
 		EntryCost:   max(nanos(w.ApplyEntryNS), 1),
 		MessageCost: nanos(t.MessageNS),
 		Cores:       p.Cores,
 	}
 	if t.WorkerNS > 0 {
-		c.MessageCost, c.Latency = nanos(t.WorkerNS/2), max(nanos(t.RoundNS/2), 0)
+		c.MessageCost, c.Latency = nanos(t.WorkerNS/2), max(nanos(t.RoundNS/2), 1)
 	}
 	return c, nil
 }

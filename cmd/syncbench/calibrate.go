@@ -223,14 +223,21 @@ func measureCores(f *calibrateFlags, stderr io.Writer) (float64, error) {
 // lowest and highest ratio. The median is rounded to hundredths and kept
 // in [0.01, GOMAXPROCS].
 func capacity(alg algorithms.Algorithm, seed uint64, sc calibrationScale, span time.Duration, repeats int) (c, lo, hi float64, err error) {
+	c, lo, hi, _, err = capacityAndCost(alg, seed, sc, span, repeats)
+	return c, lo, hi, err
+}
+
+// capacityAndCost is capacity, and the median time per point of the one
+// goroutine's timings, in nanoseconds.
+func capacityAndCost(alg algorithms.Algorithm, seed uint64, sc calibrationScale, span time.Duration, repeats int) (c, lo, hi, pointNS float64, err error) {
 	k := runtime.GOMAXPROCS(0)
 	theta, err := alg.Init(rand.New(rand.NewPCG(seed, 0x5eed)))
 	if err != nil {
-		return 0, 0, 0, err
+		return 0, 0, 0, 0, err
 	}
 	shard := min(sc.shard, alg.NumPoints()/k)
 	if shard < 1 {
-		return 0, 0, 0, fmt.Errorf("%d points for %d goroutines", alg.NumPoints(), k)
+		return 0, 0, 0, 0, fmt.Errorf("%d points for %d goroutines", alg.NumPoints(), k)
 	}
 	steps := make([]func() int, k)
 	for g := range steps {
@@ -240,10 +247,11 @@ func capacity(alg algorithms.Algorithm, seed uint64, sc calibrationScale, span t
 		}
 		w, err := alg.NewWorker(pts)
 		if err != nil {
-			return 0, 0, 0, err
+			return 0, 0, 0, 0, err
 		}
 		w.SetParams(theta)
 		d := algorithms.NewDelta(alg.Layout())
+		w.Process(0, shard, d) // warm-up: caches, and EM's per-point state
 		steps[g] = func() int {
 			d.Reset()
 			n := 0
@@ -275,14 +283,16 @@ func capacity(alg algorithms.Algorithm, seed uint64, sc calibrationScale, span t
 		}
 		return float64(tot) / time.Since(t0).Seconds()
 	}
-	var ratios []float64
+	var ratios, costs []float64
 	for range repeats {
 		one := rate(1)
 		ratios = append(ratios, rate(k)/one)
+		costs = append(costs, 1e9/one)
 	}
 	c, _ = stats.Median(ratios)
 	c = math.Round(min(max(c, 0.01), float64(k))*100) / 100
-	return c, slices.Min(ratios), slices.Max(ratios), nil
+	pointNS, _ = stats.Median(costs)
+	return c, slices.Min(ratios), slices.Max(ratios), pointNS, nil
 }
 
 // thisMachine describes the machine calibrate runs on.

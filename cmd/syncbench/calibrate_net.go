@@ -160,7 +160,7 @@ func nullRounds(ctx context.Context, seed uint64, nw network, workers []int, dur
 		return err
 	}
 	if c[1] <= 0 {
-		return fmt.Errorf("the round time does not grow with the workers (%.3g ns per worker): too noisy", c[1])
+		return fmt.Errorf("the null rounds' time does not grow with the workers (%.3g ns per worker): too noisy", c[1])
 	}
 	tc.RoundNS, tc.WorkerNS = c[0], c[1]
 	if stderr != nil {

@@ -61,9 +61,9 @@ func (f *fidelityFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.out, "out", "docs", "directory of the report: writes OUT/fidelity.md and OUT/fidelity/ (the plot, runs.csv, the profile used)")
 	fs.BoolVar(&f.quick, "quick", false, "small data, 100 ms runs, one repeat, a quick calibration (seconds): checks the pipeline, the numbers mean little")
 	fs.StringVar(&f.profilePath, "profile", "", "the cost profile to predict from (syncbench calibrate); empty = calibrate first (inproc only) and keep the profile in OUT/fidelity/profile.json")
-	fs.IntVar(&f.reps, "reps", 3, "real runs per scenario; the report takes their medians (-quick: 1)")
+	fs.IntVar(&f.reps, "reps", 5, "real runs per scenario; the report takes their medians (-quick: 1)")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed: data, θ0, sharding, which workers straggle")
-	fs.DurationVar(&f.duration, "duration", time.Second, "length of each run, real and virtual (-quick: 100ms)")
+	fs.DurationVar(&f.duration, "duration", 2*time.Second, "the longest run: each scenario runs 4 times the time to target of a virtual pilot run, at least -duration/40 and at most this (-quick: 100ms)")
 	fs.StringVar(&f.workloads, "workloads", strings.Join(fidelityWorkloads, ","), "comma-separated workloads: lr (logistic regression, 100 features), kmeans (16 clusters, 27 features)")
 	fs.StringVar(&f.workerList, "workers", "4,16", "comma-separated worker counts")
 	fs.StringVar(&f.syncList, "sync", "bsp,ssp:3,asp,quorum:0.75,fsp:2ms", "comma-separated sync models (compare's -sync entries; no semi-centralized FSP, tuners or migration)")
@@ -143,6 +143,11 @@ func fidelityData(key string, quick bool, seed uint64) (*fidWork, error) {
 		w.d, _, err = syntheticData("logistic", n, 100)(seed)
 	case "kmeans":
 		w.label = "K-means"
+		if !quick {
+			// Each objective snapshot is a pass over the data (a few ms
+			// here); 16,000 points keep 400 of them to a second.
+			n = 16000
+		}
 		w.args = []string{"-algo", "kmeans", "-k", "16"}
 		w.d, _, err = blobsData(n, 27, 16, 10)(seed)
 	}
@@ -155,6 +160,8 @@ type fidScenario struct {
 	workers int
 	strag   bool
 	sync    string
+	// dur is the scenario's run length, chosen by its pilot run.
+	dur time.Duration
 	// real are the real runs, probes the probes taken before them.
 	real   []*harness.Result
 	probes []fidProbe
@@ -202,7 +209,7 @@ func (s *fidScenario) flags(f *fidelityFlags, clock string) (*compareFlags, erro
 		stragglers = max(s.workers/4, 1)
 	}
 	args := append(slices.Clone(s.w.args), "-workers", strconv.Itoa(s.workers), "-stragglers", strconv.Itoa(stragglers),
-		"-sync", s.sync, "-duration", f.duration.String(), "-eval-every", (f.duration / 200).String(),
+		"-sync", s.sync, "-duration", s.dur.String(), "-eval-every", (s.dur / fidSnapshots).String(),
 		"-batch", "500", "-seed", strconv.FormatUint(f.seed, 10), "-clock", clock)
 	if err := fs.Parse(args); err != nil {
 		return nil, fmt.Errorf("%s: %v", s.name(), err)
@@ -227,6 +234,9 @@ func fidelityCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		sc, err := f.scenarios()
 		if err != nil {
+			return err
+		}
+		if err := pilots(ctx, &f, prof, sc); err != nil {
 			return err
 		}
 		if err := f.runReal(ctx, sc, stderr); err != nil {
@@ -285,7 +295,7 @@ func (f *fidelityFlags) scenarios() ([]*fidScenario, error) {
 			}
 			for _, strag := range []bool{false, true} {
 				for _, s := range f.syncs {
-					sc := &fidScenario{w: w, workers: n, strag: strag, sync: s}
+					sc := &fidScenario{w: w, workers: n, strag: strag, sync: s, dur: f.duration}
 					if w.alg == nil {
 						cf, err := sc.flags(f, "virtual")
 						if err != nil {
@@ -302,6 +312,66 @@ func (f *fidelityFlags) scenarios() ([]*fidScenario, error) {
 		}
 	}
 	return out, nil
+}
+
+// fidSnapshots is how many objective snapshots a run takes.
+const fidSnapshots = 400
+
+// pilots chooses each scenario's run length: 4 times the time to target
+// of a virtual run from the profile (-duration long, its target 80% of
+// its own improvement), between -duration/40 and -duration, rounded up to
+// 10 ms. The times to target are then resolved by about 100 snapshots
+// whatever the scenario, and no run is much longer than it needs to be.
+// A slower real run still has 4 times the prediction to reach it.
+func pilots(ctx context.Context, f *fidelityFlags, prof *harness.Profile, sc []*fidScenario) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for _, s := range sc {
+		g.Go(func() error {
+			pilot := *s
+			pilot.dur = f.duration
+			r, err := pilot.virtual(gctx, f, prof, "profile")
+			if err != nil {
+				return err
+			}
+			pilot.profile = r
+			pilot.setTarget()
+			t := pilot.timeTo(r)
+			if t <= 0 {
+				t = f.duration
+			}
+			d := min(max(4*t, f.duration/40), f.duration)
+			s.dur = (d + 10*time.Millisecond - 1).Truncate(10 * time.Millisecond)
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// virtual runs the scenario in virtual time with the cost model of kind:
+// "profile" (the profile's) or "probe" (the probes' medians).
+func (s *fidScenario) virtual(ctx context.Context, f *fidelityFlags, prof *harness.Profile, kind string) (*harness.Result, error) {
+	cf, err := s.flags(f, "virtual")
+	if err != nil {
+		return nil, err
+	}
+	c, err := prof.CostModel(s.w.shape, "inproc")
+	if kind == "probe" {
+		c, err = s.probeCost(prof)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", s.name(), err)
+	}
+	cf.pointCost, cf.latency, cf.bandwidth, cf.entryCost, cf.messageCost, cf.cores = c.PointCost, c.Latency, c.Bandwidth, c.EntryCost, c.MessageCost, c.Cores
+	e, err := cf.experimentFor(ctx, s.w.alg, mustPlan(s.sync))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.name(), err)
+	}
+	r, err := harness.Run(ctx, e)
+	if err != nil {
+		return nil, fmt.Errorf("%s (virtual, %s): %w", s.name(), kind, err)
+	}
+	return r, nil
 }
 
 // runReal runs every scenario's real runs, repetition by repetition (all
@@ -353,26 +423,29 @@ func mustPlan(s string) plan {
 }
 
 // probe measures the machine as it is before a real run of s: the
-// workload's point cost, the capacity of GOMAXPROCS goroutines, and the
-// runtime's null rounds at 1, 4 and 16 workers.
+// workload's point cost and the capacity of GOMAXPROCS goroutines (three
+// pairs of timings of one and of GOMAXPROCS goroutines computing its
+// batches), and the runtime's null rounds at 1, 4 and 16 workers.
 func (f *fidelityFlags) probe(ctx context.Context, s *fidScenario) (fidProbe, error) {
 	sc := calibrateScale(f.quick)
-	span := 20 * time.Millisecond
+	span := 30 * time.Millisecond
 	if f.quick {
 		span = 2 * time.Millisecond
 	}
-	times, _, _, _, err := processTimes(s.w.alg, f.seed, sc, 3, span/2)
-	if err != nil {
-		return fidProbe{}, err
-	}
 	p := fidProbe{Load: loadAverage()}
-	p.PointNS, _ = stats.Median(times)
-	if p.Cores, _, _, err = capacity(s.w.alg, f.seed, sc, span, 1); err != nil {
+	var err error
+	if p.Cores, _, _, p.PointNS, err = capacityAndCost(s.w.alg, f.seed, sc, span, 3); err != nil {
 		return p, err
 	}
 	tc := harness.TransportCost{Name: "inproc"}
 	if err := nullRounds(ctx, f.seed, network{}, []int{1, 4, 16}, 3*span, 1, &tc, nil); err != nil {
-		return p, err
+		if len(tc.Rounds) == 0 || ctx.Err() != nil {
+			return p, err
+		}
+		// Too noisy for a line (the machine changed during the probe):
+		// the largest round's time per worker, no intercept.
+		last := tc.Rounds[len(tc.Rounds)-1]
+		tc.RoundNS, tc.WorkerNS = 0, last.NS/float64(last.Workers)
 	}
 	p.RoundNS, p.WorkerNS = tc.RoundNS, tc.WorkerNS
 	return p, nil
@@ -400,7 +473,7 @@ func (s *fidScenario) probeCost(prof *harness.Profile) (harness.CostModel, error
 	c.Cores = math.Round(s.median(func(p fidProbe) float64 { return p.Cores })*100) / 100
 	t := harness.TransportCost{Name: "inproc", Bandwidth: c.Bandwidth,
 		RoundNS: s.median(func(p fidProbe) float64 { return p.RoundNS }), WorkerNS: s.median(func(p fidProbe) float64 { return p.WorkerNS })}
-	c.MessageCost, c.Latency = max(time.Duration(math.Round(t.WorkerNS/2)), 0), max(time.Duration(math.Round(t.RoundNS/2)), 0)
+	c.MessageCost, c.Latency = max(time.Duration(math.Round(t.WorkerNS/2)), 0), max(time.Duration(math.Round(t.RoundNS/2)), 1)
 	return c, nil
 }
 
@@ -415,25 +488,9 @@ func predict(ctx context.Context, f *fidelityFlags, prof *harness.Profile, sc []
 	for _, s := range sc {
 		for _, kind := range []string{"probe", "profile"} {
 			g.Go(func() error {
-				cf, err := s.flags(f, "virtual")
+				r, err := s.virtual(gctx, f, prof, kind)
 				if err != nil {
 					return err
-				}
-				c, err := prof.CostModel(s.w.shape, "inproc")
-				if kind == "probe" {
-					c, err = s.probeCost(prof)
-				}
-				if err != nil {
-					return fmt.Errorf("%s: %v", s.name(), err)
-				}
-				cf.pointCost, cf.latency, cf.bandwidth, cf.entryCost, cf.messageCost, cf.cores = c.PointCost, c.Latency, c.Bandwidth, c.EntryCost, c.MessageCost, c.Cores
-				e, err := cf.experimentFor(gctx, s.w.alg, mustPlan(s.sync))
-				if err != nil {
-					return fmt.Errorf("%s: %w", s.name(), err)
-				}
-				r, err := harness.Run(gctx, e)
-				if err != nil {
-					return fmt.Errorf("%s (virtual, %s): %w", s.name(), kind, err)
 				}
 				mu.Lock()
 				defer mu.Unlock()
@@ -502,9 +559,7 @@ func (s *fidScenario) setTarget() {
 }
 
 // timeTo is r's time to the scenario's target, interpolated linearly
-// between the snapshots around its first crossing (-1 if none): the
-// snapshots are Duration/200 apart, a coarse grid for a target reached
-// in tens of milliseconds.
+// between the snapshots around its first crossing (-1 if none).
 func (s *fidScenario) timeTo(r *harness.Result) time.Duration {
 	if math.IsNaN(s.target) {
 		return -1
