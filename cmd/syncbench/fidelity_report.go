@@ -230,8 +230,8 @@ func fidNum(v float64, prec int) string {
 
 func (r *fidReport) scenarios() {
 	r.p("## Scenarios\n\n")
-	r.p("Workload / workers / stragglers / sync model, and the run length. *Measured* is the median over the real runs; each prediction's error follows it. Stragglers: %s. Batches of 500 points; %d objective snapshots per run (times to target interpolated between them); the target is %.0f%% of the least improvement over θ0 among the scenario's runs.\n\n",
-		"a quarter of the workers (at least one) pause 32 ms after every 1,000 points (FSP §6.1's Injected)", fidSnapshots, 100*fidTargetShare)
+	r.p("Workload / workers / stragglers / sync model, and the run length. *Measured* is the median over the real runs; each prediction's error follows it. Stragglers: %s. Batches of 500 points; %d objective snapshots per run (times to target interpolated between them); the target is a share of the least improvement over θ0 among the scenario's runs, 95%% for LR and 99.9%% for K-means (whose first M-step takes 99%% of it).\n\n",
+		"a quarter of the workers (at least one) pause 32 ms after every 1,000 points (FSP §6.1's Injected)", fidSnapshots)
 	rows := [][]string{{"scenario", "run", "ms/iteration", "probe", "profile", "wait %", "probe", "profile", "ms to target", "probe", "profile"}}
 	for _, s := range r.sc {
 		row := []string{s.name(), s.dur.String()}
@@ -365,7 +365,7 @@ func (r *fidReport) transportCost() string {
 func (r *fidReport) method() {
 	r.p("## Method\n\n")
 	r.p("- **Workloads**: LR — logistic regression with Adam (learning rate 0.005) on `synthetic:logistic`, 100 features; K-means — 16 clusters of `synthetic:blobs`-style Gaussian blobs (spread 10), 27 features, incremental EM. %s.\n", r.sizes())
-	r.p("- **Runs**: every run is what `syncbench compare` runs with `-workers N -stragglers S -sync MODEL -batch 500 -duration D -eval-every D/%d -seed %d` and `-clock real` or `-clock virtual` (the virtual runs with the cost model set from the profile or the probes, as `-profile` sets it). D is 4 times the time to target of a virtual pilot run from the profile, between %v and %v: about 100 snapshots before the target whatever the scenario (fewer when the target comes in a few milliseconds). The real runs go repetition by repetition (every scenario once, then again), so a slow minute of the shared machine touches one repetition of many scenarios.\n", fidSnapshots, r.f.seed, r.f.duration/40, r.f.duration)
+	r.p("- **Runs**: every run is what `syncbench compare` runs with `-workers N -stragglers S -sync MODEL -batch 500 -duration D -eval-every D/%d -seed %d` and `-clock real` or `-clock virtual` (the virtual runs with the cost model set from the profile or the probes, as `-profile` sets it). D is 4 times the time to target of a virtual pilot run from the profile, between %v and %v (a start, or a moment of the machine's load, weighs on a shorter run). The real runs go repetition by repetition (every scenario once, then again), so a slow minute of the shared machine touches one repetition of many scenarios.\n", fidSnapshots, r.f.seed, r.f.duration/4, r.f.duration)
 	r.p("- **Probes**, before each real run: three pairs of 30 ms timings of one and of %d goroutines computing the workload's 500-point batches (`Worker.Process`), whose medians give the compute time per point and the capacity in cores (the second's points per second over the first's), and the runtime's null BSP rounds at 1, 4 and 16 workers fitted by a line (its intercept and per-worker cost). The prediction takes their medians over the repetitions.\n", r.prof.Machine.GOMAXPROCS)
 	r.p("- **Measures**: time per iteration = run length / mean commits per worker; wait fraction = `Result.WaitFraction` (from a commit to the next release, the worker's own clock on the real runtime); time to target = the first crossing of the target, interpolated between snapshots.\n")
 	r.p("- **The profile** (`%s`): %s.\n\n", r.source, r.profileLine())

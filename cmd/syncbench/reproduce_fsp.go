@@ -211,6 +211,10 @@ type fspFlags struct {
 	fmnist string
 	only   map[string]bool
 	args   []string // as given, for the report
+	// profilePath and profile are -profile: the runs' costs from a cost
+	// profile (nil: compare's defaults).
+	profilePath string
+	profile     *harness.Profile
 }
 
 func (f *fspFlags) register(fs *flag.FlagSet) {
@@ -219,9 +223,17 @@ func (f *fspFlags) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed: data generation, θ0, sharding, which workers straggle")
 	fs.StringVar(&f.algos, "algos", "kmeans,gmm,fcm,lr,nmf", "comma-separated algorithms to run (kmeans, gmm, fcm, lr, nmf)")
 	fs.StringVar(&f.fmnist, "fashion-mnist", dataset.FashionMNISTDir, "Fashion-MNIST directory; \"\" skips the Fashion-MNIST workloads")
+	fs.StringVar(&f.profilePath, "profile", "", "a cost profile (syncbench calibrate): each workload's compute per point, the apply and the in-process messages' costs measured on a machine, with a core per worker (a cluster of such machines); empty = compare's fixed defaults")
 }
 
 func (f *fspFlags) check() error {
+	if f.profilePath != "" {
+		p, err := harness.LoadProfile(f.profilePath)
+		if err != nil {
+			return fmt.Errorf("-profile: %v", err)
+		}
+		f.profile = p
+	}
 	f.only = map[string]bool{}
 	for a := range strings.SplitSeq(f.algos, ",") {
 		a = strings.TrimSpace(a)
@@ -283,6 +295,17 @@ func (w *fspWorkload) flagsFor(s fspSetting, seed uint64, syncs []string) (*comp
 		return nil, fmt.Errorf("%s: %v", w.key, err)
 	}
 	return &f, nil
+}
+
+// costs sets cf's cost model from -profile, if given, for data d: the
+// profile's costs with a core per worker (the report's semi-centralized
+// and migrating presets do not run on shared cores).
+func (f *fspFlags) costs(cf *compareFlags, d *data) error {
+	if f.profile == nil {
+		return nil
+	}
+	cf.profilePath, cf.profile, cf.transport, cf.cores = f.profilePath, f.profile, "inproc", 0
+	return cf.applyProfile(d)
 }
 
 // shardPass is P: the time a full-speed worker takes for a pass over its
@@ -400,6 +423,9 @@ func runFSP(ctx context.Context, f *fspFlags, scale fspScale, stderr io.Writer) 
 			// the other systems ignore -batch.
 			cf.batch = max(c.alg.NumPoints()/cf.workers/32, 1)
 			cf.pointBytes = pointBytes(d)
+			if err := f.costs(cf, d); err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", w.key, err)
+			}
 			c.flags = append(c.flags, cf)
 			c.runs = append(c.runs, make([]*harness.Result, len(cf.plans)))
 			for i, p := range cf.plans {

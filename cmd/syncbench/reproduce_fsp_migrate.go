@@ -108,6 +108,9 @@ func fig12Jobs(f *fspFlags, scale fspScale) ([]*fspMigCase, []fspJob, error) {
 				mc.minimize = mc.alg.Minimize()
 			}
 			cf.pointBytes = pointBytes(d)
+			if err := f.costs(cf, d); err != nil {
+				return nil, nil, fmt.Errorf("fig. 12 %s: %w", w.key, err)
+			}
 			p := cf.plans[0]
 			p.record = run.record
 			mc.mflags = append(mc.mflags, cf)

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/syncmodels/syncmodels/exchange/redisx/redistest"
+	"github.com/syncmodels/syncmodels/harness"
+)
+
+// calibrateQuick runs `calibrate -quick` with more flags and returns the
+// profile it wrote and its stderr.
+func calibrateQuick(t *testing.T, more ...string) (*harness.Profile, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "p.json")
+	var out, errb bytes.Buffer
+	args := append([]string{"calibrate", "-quick", "-out", path, "-date", "2026-01-02"}, more...)
+	if code := run(args, &out, &errb); code != 0 {
+		t.Fatalf("syncbench %s = %d\n%s%s", strings.Join(args, " "), code, out.String(), errb.String())
+	}
+	p, err := harness.LoadProfile(path)
+	if err != nil {
+		t.Fatalf("the profile calibrate wrote: %v", err)
+	}
+	return p, errb.String()
+}
+
+// calibrate -quick on a tiny scale: every workload asked for, a fit and
+// samples each; both network transports with their null rounds; the
+// machine and date as given; Redis skipped with a message.
+func TestCalibrateQuick(t *testing.T) {
+	p, stderr := calibrateQuick(t, "-workloads", "lr,kmeans,pmf", "-transports", "inproc,grpc,redis")
+	if p.Date != "2026-01-02" || p.Machine.GOOS == "" || p.Machine.GOMAXPROCS < 1 || p.Machine.Go == "" {
+		t.Errorf("date and machine = %q, %+v", p.Date, p.Machine)
+	}
+	for _, key := range []string{"lr", "kmeans", "pmf"} {
+		w, ok := p.Workload(key)
+		switch {
+		case !ok:
+			t.Errorf("no workload %q", key)
+		case len(w.Samples) != 2 || w.Samples[0].PointNS <= 0 || w.ApplyEntryNS <= 0:
+			t.Errorf("%s: %d samples, %+v", key, len(w.Samples), w)
+		case w.PointCost(harness.WorkloadShape{Algo: key, Dim: 8, K: 4, Rank: 4}) <= 0:
+			t.Errorf("%s: no cost at a size", key)
+		}
+	}
+	if _, ok := p.Workload("gmm"); ok {
+		t.Errorf("gmm measured without being asked for")
+	}
+	for _, name := range []string{"inproc", "grpc"} {
+		tc, ok := p.Transport(name)
+		if !ok {
+			t.Fatalf("no transport %q", name)
+		}
+		if tc.LatencyNS <= 0 || tc.Bandwidth <= 0 || len(tc.Samples) != 3 || len(tc.Rounds) != 2 || tc.WorkerNS <= 0 {
+			t.Errorf("%s: %+v", name, tc)
+		}
+	}
+	if _, ok := p.Transport("redis"); ok || !strings.Contains(stderr, "redis skipped: give -redis redis://HOST:PORT") {
+		t.Errorf("redis without -redis: in the profile %v, stderr %q", ok, stderr)
+	}
+	if !(p.Cores > 0) || p.Cores > float64(p.Machine.GOMAXPROCS) {
+		t.Errorf("cores %v with GOMAXPROCS %d", p.Cores, p.Machine.GOMAXPROCS)
+	}
+}
+
+// With -redis, the Redis server's latency and bandwidth (redistest starts
+// one; the test skips without redis-server).
+func TestCalibrateRedis(t *testing.T) {
+	srv := redistest.Start(t)
+	p, _ := calibrateQuick(t, "-workloads", "lr", "-transports", "redis", "-redis", srv.URL())
+	tc, ok := p.Transport("redis")
+	if !ok || tc.LatencyNS <= 0 || tc.Bandwidth <= 0 || len(tc.Samples) != 3 {
+		t.Fatalf("redis: %v %+v", ok, tc)
+	}
+}
+
+func TestCalibrateUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-workloads", "lr,svm"}, `-workloads "lr,svm": "svm" is not one of kmeans`},
+		{[]string{"-transports", "udp"}, `"udp" is not one of inproc, grpc, redis`},
+		{[]string{"-redis", "localhost:6379"}, `-redis "localhost:6379": want redis://HOST:PORT`},
+		{[]string{"-repeats", "0"}, "-repeats 0: want ≥ 1"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(append([]string{"calibrate"}, tc.args...), &out, &errb); code != 2 || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("calibrate %v = %d, %q; want 2 and %q", tc.args, code, errb.String(), tc.want)
+		}
+	}
+}
+
+// writeTestProfile writes a small profile (lr, kmeans, inproc) for the
+// commands that read one.
+func writeTestProfile(t *testing.T) string {
+	t.Helper()
+	p := &harness.Profile{Version: harness.ProfileVersion, Date: "test", Cores: 1.5,
+		Machine: harness.Machine{GOOS: "linux", GOARCH: "amd64", CPU: "Test CPU", NumCPU: 2, GOMAXPROCS: 2, Go: "go1.26"},
+		Workloads: []harness.WorkloadCost{
+			{Key: "lr", Size: "dim", InterceptNS: 30, SlopeNS: 0.8, ApplyEntryNS: 12},
+			{Key: "kmeans", Size: "k·dim", Groups: "k", InterceptNS: 5, SlopeNS: 0.1, GroupNS: 4, ApplyEntryNS: 8},
+		},
+		Transports: []harness.TransportCost{{Name: "inproc", LatencyNS: 1500, Bandwidth: 3e8, MessageNS: 600, RoundNS: 2000, WorkerNS: 12000}},
+	}
+	path := filepath.Join(t.TempDir(), "profile.json")
+	var b bytes.Buffer
+	if err := harness.WriteProfile(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// compare -profile takes the workload's costs from the profile (a flag
+// given on the command line wins), names the profile in the table and
+// the JSON, and shares the profile's cores; without -profile the JSON
+// has neither key.
+func TestCompareProfile(t *testing.T) {
+	path := writeTestProfile(t)
+	base := []string{"compare", "-n", "2000", "-workers", "4", "-sync", "bsp,asp", "-duration", "20ms", "-stragglers", "1"}
+	var out, errb bytes.Buffer
+	if code := run(append(slices.Clone(base), "-profile", path, "-latency", "50us"), &out, &errb); code != 0 {
+		t.Fatalf("compare -profile = %d: %s", code, errb.String())
+	}
+	if want := "cost profile " + path + " (measured test on Test CPU, linux/amd64): point cost 110ns, apply 12ns per entry, inproc messages 50µs latency, 6µs each and 300.0 MB/s; the workers share 1.5 cores"; !strings.Contains(out.String(), want) {
+		t.Errorf("table lacks %q:\n%s", want, out.String())
+	}
+	out.Reset()
+	if code := run(append(slices.Clone(base), "-profile", path, "-cores", "0", "-json"), &out, &errb); code != 0 {
+		t.Fatalf("compare -profile -json = %d: %s", code, errb.String())
+	}
+	var j struct {
+		Scenario struct {
+			PointCostS float64      `json:"point_cost_s"`
+			Profile    *profileJSON `json:"profile"`
+			Cores      *float64     `json:"cores"`
+		} `json:"scenario"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &j); err != nil {
+		t.Fatal(err)
+	}
+	want := profileJSON{File: path, Date: "test", CPU: "Test CPU", Transport: "inproc", EntryS: 12e-9, MessageS: 6e-6}
+	if j.Scenario.PointCostS != 110e-9 || j.Scenario.Profile == nil || *j.Scenario.Profile != want || j.Scenario.Cores != nil {
+		t.Errorf("JSON scenario: point cost %v, profile %+v, cores %v; want 110ns, %+v, no cores (-cores 0)", j.Scenario.PointCostS, j.Scenario.Profile, j.Scenario.Cores, want)
+	}
+	out.Reset()
+	if code := run(append(slices.Clone(base), "-json"), &out, &errb); code != 0 {
+		t.Fatalf("compare -json = %d: %s", code, errb.String())
+	}
+	if strings.Contains(out.String(), `"profile"`) || strings.Contains(out.String(), `"cores"`) {
+		t.Errorf("compare without -profile names a profile or cores")
+	}
+}
+
+// A bad -profile is a usage error of one line naming the file and field.
+func TestCompareBadProfile(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(bad, []byte(`{"version": 1, "cores": -2, "workloads": []}`), 0o644)
+	var out, errb bytes.Buffer
+	code := run([]string{"compare", "-profile", bad}, &out, &errb)
+	want := "syncbench compare: -profile: harness: profile " + bad + ": cores: -2: want a number of cores"
+	if code != 2 || !strings.HasPrefix(errb.String(), want) || strings.Count(errb.String(), "\n") != 1 {
+		t.Errorf("compare -profile bad = %d, %q; want 2 and one line starting %q", code, errb.String(), want)
+	}
+	path := writeTestProfile(t)
+	errb.Reset()
+	code = run([]string{"compare", "-profile", path, "-algo", "gmm", "-n", "500"}, &out, &errb)
+	if want := `-profile: harness: profile ` + path + `: workloads: no entry "gmm" (have lr, kmeans)`; code != 1 || !strings.Contains(errb.String(), want) {
+		t.Errorf("compare -profile without the workload = %d, %q; want 1 and %q", code, errb.String(), want)
+	}
+	errb.Reset()
+	code = run([]string{"compare", "-profile", path, "-profile-transport", "grpc"}, &out, &errb)
+	if want := `-profile-transport "grpc": the profile ` + path + ` has no such transport`; code != 2 || !strings.Contains(errb.String(), want) {
+		t.Errorf("compare -profile-transport grpc = %d, %q; want 2 and %q", code, errb.String(), want)
+	}
+}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/syncmodels/syncmodels/harness"
+)
+
+// quickFidelity parses fidelity's flags as the command does.
+func quickFidelity(t *testing.T, args ...string) *fidelityFlags {
+	t.Helper()
+	var f fidelityFlags
+	fs := flag.NewFlagSet("syncbench fidelity", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	f.register(fs)
+	f.args = args
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.check(); err != nil {
+		t.Fatal(err)
+	}
+	return &f
+}
+
+// The virtual side of fidelity -quick is a function of the profile and
+// the probes: the pilots, both predictions and their CSV rows are the
+// same bytes twice (the real runs are left out: they are the machine's).
+func TestFidelityVirtualDeterministic(t *testing.T) {
+	prof, err := harness.LoadProfile(writeTestProfile(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var csvs [2][]byte
+	for i := range csvs {
+		f := quickFidelity(t, "-quick", "-workers", "4", "-sync", "bsp,asp,fsp:2ms")
+		sc, err := f.scenarios()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pilots(context.Background(), f, prof, sc); err != nil {
+			t.Fatal(err)
+		}
+		for j, s := range sc {
+			// Probes as a real run would have taken them, differing by
+			// scenario.
+			s.probes = []fidProbe{{PointNS: 90 + float64(j), Cores: 1.25, RoundNS: 3000, WorkerNS: 11000, Load: 1}}
+		}
+		if err := predict(context.Background(), f, prof, sc, nil); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "runs.csv")
+		if err := writeFidelityCSV(path, sc, false); err != nil {
+			t.Fatal(err)
+		}
+		if csvs[i], err = os.ReadFile(path); err != nil {
+			t.Fatal(err)
+		}
+		if n := bytes.Count(csvs[i], []byte("\n")); n != 1+2*len(sc) {
+			t.Fatalf("%d CSV lines for %d scenarios; want a header and 2 per scenario", n, len(sc))
+		}
+		for _, s := range sc {
+			if s.probe == nil || s.profile == nil || s.dur <= 0 {
+				t.Fatalf("%s: predictions %v %v, run length %v", s.name(), s.probe != nil, s.profile != nil, s.dur)
+			}
+		}
+	}
+	if !bytes.Equal(csvs[0], csvs[1]) {
+		t.Fatalf("the virtual side differs between two runs:\n%s\n%s", csvs[0], csvs[1])
+	}
+}
+
+// fidelity -quick end to end on one workload, one worker count and two
+// models: the report's sections, a plot, a CSV row per run.
+func TestFidelityQuick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real runs (seconds)")
+	}
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	args := []string{"fidelity", "-quick", "-workloads", "lr", "-workers", "4", "-sync", "bsp,asp", "-profile", writeTestProfile(t), "-out", dir}
+	if code := run(args, &out, &errb); code != 0 {
+		t.Fatalf("syncbench %s = %d\n%s", strings.Join(args, " "), code, errb.String())
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "fidelity.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# Fidelity: virtual time against the real runtime", "**-quick**", "**Machine**", "**Wall time**",
+		"## Errors", "| time to target | probe |", "| time per iteration | profile |", "(fidelity/fidelity.png)",
+		"## Scenarios", "| lr/4/none/bsp |", "| lr/4/injected/asp |", "## Outliers", "## What the model learned from this", "## Method"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("fidelity.md lacks %q", want)
+		}
+	}
+	for _, absent := range []string{"NaN", "%!", "+Inf"} {
+		if strings.Contains(string(md), absent) {
+			t.Errorf("fidelity.md has %q", absent)
+		}
+	}
+	csv, err := os.ReadFile(filepath.Join(dir, "fidelity", "runs.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 4 scenarios (2 models × with and without stragglers), one real run
+	// and two predictions each.
+	if n := bytes.Count(csv, []byte("\n")); n != 1+4*3 {
+		t.Errorf("runs.csv has %d lines; want 13", n)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "fidelity", "fidelity.png")); err != nil || st.Size() == 0 {
+		t.Errorf("fidelity.png: %v", err)
+	}
+}
+
+func TestFidelityUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-sync", "fspv"}, "-sync fspv: fidelity runs plain models"},
+		{[]string{"-sync", "fsp:1ms:semi"}, "-sync fsp:1ms:semi: fidelity runs plain models"},
+		{[]string{"-workers", "4,x"}, `-workers "4,x": "x" is not a worker count`},
+		{[]string{"-workloads", "gmm"}, `-workloads "gmm": "gmm" is not one of lr, kmeans`},
+		{[]string{"-reps", "0"}, "-reps 0: want ≥ 1"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(append([]string{"fidelity"}, tc.args...), &out, &errb); code != 2 || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("fidelity %v = %d, %q; want 2 and %q", tc.args, code, errb.String(), tc.want)
+		}
+	}
+}
