@@ -45,6 +45,12 @@
 // and remote workers alike; a restarted worker resumes its stream at
 // the coordinator's count of its batches.
 //
+// The cost model can come from a machine: syncbench calibrate measures
+// its costs into a Profile (LoadProfile, Profile.CostModel; see
+// docs/calibrate.md), and CostModel.Cores makes the workers share that
+// machine's cores as Go's scheduler shares them (cores.go), so virtual
+// time predicts the goroutine runtime there (docs/fidelity.md).
+//
 // Every run records a consistency.Trace and Run returns an error if
 // consistency.Check finds the model's guarantee broken; with
 // Experiment.DiscardTrace a virtual run checks the trace as it is

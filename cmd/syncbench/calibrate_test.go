@@ -183,3 +183,32 @@ func TestCompareBadProfile(t *testing.T) {
 		t.Errorf("compare -profile-transport grpc = %d, %q; want 2 and %q", code, errb.String(), want)
 	}
 }
+
+// reproduce fsp -profile runs the report in the profile's costs, a core
+// per worker, and says so in its Setup; a bad profile is a usage error
+// naming the file.
+func TestReproduceFSPProfile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the -quick FSP report (seconds)")
+	}
+	path := writeTestProfile(t)
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	if code := run(quickFSP(dir, "-profile", path), &out, &errb); code != 0 {
+		t.Fatalf("reproduce fsp -profile = %d: %s", code, errb.String())
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "fsp.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// LR on 28 features: 30 + 0.8·28 = 52.4 ns.
+	if want := "**Cost model**: the cost profile `" + path + "` (measured test on Test CPU, linux/amd64; see [calibrate.md](../calibrate.md)) with a core per worker: compute per data point LR 52ns; an apply per entry LR 12ns; in-process messages 1µs latency, 6µs each and 2.4 Gbit/s."; !strings.Contains(string(md), want) {
+		t.Errorf("fsp.md lacks %q", want)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(bad, []byte("{"), 0o644)
+	errb.Reset()
+	if code := run(quickFSP(dir, "-profile", bad), &out, &errb); code != 2 || !strings.Contains(errb.String(), "-profile: harness: profile "+bad+": truncated or empty JSON") {
+		t.Errorf("reproduce fsp -profile bad = %d, %q", code, errb.String())
+	}
+}

@@ -30,12 +30,13 @@ import (
 // per iteration, the wait fraction and the time to target.
 //
 // Two predictions per scenario: from the profile alone (calibrated once,
-// at the start or given with -profile), and from a probe — a short
+// at the start or given with -profile), and from probes — a short
 // calibration of the workload's point cost, the cores the run gets and
-// the runtime's null rounds, taken right before each real run — because
-// on a shared machine the cores other processes leave change from minute
-// to minute. The virtual side is deterministic given the profile and the
-// probes, which the report lists.
+// the runtime's null rounds, taken right before and right after each
+// real run, which predict that run — because on a shared machine the
+// cores other processes leave change from second to second. The virtual
+// side is deterministic given the profile and the probes, which the
+// report's CSV lists.
 
 // fidelityFlags are the flags of `syncbench fidelity`.
 type fidelityFlags struct {
@@ -162,13 +163,16 @@ type fidScenario struct {
 	sync    string
 	// dur is the scenario's run length, chosen by its pilot run.
 	dur time.Duration
-	// real are the real runs, probes the probes taken before them.
-	real   []*harness.Result
-	probes []fidProbe
-	gc     []fidGC
-	// probe and profile are the predictions: virtual time with the
-	// probes' median costs, and with the profile's alone.
-	probe, profile *harness.Result
+	// real are the real runs; before and after the probes taken before
+	// and after each.
+	real          []*harness.Result
+	before, after []fidProbe
+	gc            []fidGC
+	// preds are the predictions of the real runs, one each, in virtual
+	// time with the costs of the probes around it; profile is the
+	// prediction with the profile's costs alone.
+	preds   []*harness.Result
+	profile *harness.Result
 	// target is 80% of the least improvement of the scenario's runs
 	// over θ0 (NaN if some run did not improve).
 	initial, target float64
@@ -332,7 +336,7 @@ func pilots(ctx context.Context, f *fidelityFlags, prof *harness.Profile, sc []*
 		g.Go(func() error {
 			pilot := *s
 			pilot.dur = f.duration
-			r, err := pilot.virtual(gctx, f, prof, "profile")
+			r, err := pilot.virtual(gctx, f, prof, -1)
 			if err != nil {
 				return err
 			}
@@ -350,16 +354,18 @@ func pilots(ctx context.Context, f *fidelityFlags, prof *harness.Profile, sc []*
 	return g.Wait()
 }
 
-// virtual runs the scenario in virtual time with the cost model of kind:
-// "profile" (the profile's) or "probe" (the probes' medians).
-func (s *fidScenario) virtual(ctx context.Context, f *fidelityFlags, prof *harness.Profile, kind string) (*harness.Result, error) {
+// virtual runs the scenario in virtual time with the profile's costs
+// (rep < 0) or the probes' around real run rep.
+func (s *fidScenario) virtual(ctx context.Context, f *fidelityFlags, prof *harness.Profile, rep int) (*harness.Result, error) {
 	cf, err := s.flags(f, "virtual")
 	if err != nil {
 		return nil, err
 	}
+	kind := "profile"
 	c, err := prof.CostModel(s.w.shape, "inproc")
-	if kind == "probe" {
-		c, err = s.probeCost(prof)
+	if rep >= 0 {
+		kind = fmt.Sprintf("probes of run %d", rep+1)
+		c, err = s.probeCost(prof, rep)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", s.name(), err)
@@ -404,12 +410,17 @@ func (f *fidelityFlags) runReal(ctx context.Context, sc []*fidScenario, stderr i
 				return fmt.Errorf("%s (real, repetition %d): %w", s.name(), rep+1, err)
 			}
 			runtime.ReadMemStats(&m1)
+			q, err := f.probe(ctx, s)
+			if err != nil {
+				return fmt.Errorf("%s: probe: %w", s.name(), err)
+			}
 			s.real = append(s.real, r)
-			s.probes = append(s.probes, p)
+			s.before, s.after = append(s.before, p), append(s.after, q)
 			s.gc = append(s.gc, fidGC{cycles: int(m1.NumGC - m0.NumGC), pause: time.Duration(m1.PauseTotalNs - m0.PauseTotalNs)})
 			done++
-			fmt.Fprintf(stderr, "syncbench fidelity: [%d/%d] %s real #%d: %.1f µs/iteration, wait %.0f%% (probe: %.0f ns/point, %.2f cores) in %.1f s\n",
-				done, total, s.name(), rep+1, perIteration(r).Seconds()*1e6, 100*r.WaitFraction, p.PointNS, p.Cores, time.Since(t0).Seconds())
+			pr := s.probeAt(rep)
+			fmt.Fprintf(stderr, "syncbench fidelity: [%d/%d] %s real #%d: %.1f µs/iteration, wait %.0f%% (probes: %.0f ns/point, %.2f cores) in %.1f s\n",
+				done, total, s.name(), rep+1, perIteration(r).Seconds()*1e6, 100*r.WaitFraction, pr.PointNS, pr.Cores, time.Since(t0).Seconds())
 		}
 	}
 	return nil
@@ -453,29 +464,26 @@ func (f *fidelityFlags) probe(ctx context.Context, s *fidScenario) (fidProbe, er
 	return p, nil
 }
 
-// median returns the median of xs(i) over the scenario's probes.
-func (s *fidScenario) median(x func(fidProbe) float64) float64 {
-	var v []float64
-	for _, p := range s.probes {
-		v = append(v, x(p))
-	}
-	m, _ := stats.Median(v)
-	return m
+// probeAt is the machine around real run i: the mean of the probes
+// before and after it (a sudden change of load shows in one of them).
+func (s *fidScenario) probeAt(i int) fidProbe {
+	a, b := s.before[i], s.after[i]
+	return fidProbe{PointNS: (a.PointNS + b.PointNS) / 2, Cores: (a.Cores + b.Cores) / 2,
+		RoundNS: (a.RoundNS + b.RoundNS) / 2, WorkerNS: (a.WorkerNS + b.WorkerNS) / 2, Load: (a.Load + b.Load) / 2}
 }
 
-// probeCost is the cost model of the scenario's probes: their median
+// probeCost is the cost model of the probes around real run i: their
 // point cost, cores and null rounds, with the profile's bandwidth and
 // apply cost.
-func (s *fidScenario) probeCost(prof *harness.Profile) (harness.CostModel, error) {
+func (s *fidScenario) probeCost(prof *harness.Profile, i int) (harness.CostModel, error) {
 	c, err := prof.CostModel(s.w.shape, "inproc")
 	if err != nil {
 		return c, err
 	}
-	c.PointCost = max(time.Duration(math.Round(s.median(func(p fidProbe) float64 { return p.PointNS }))), 1)
-	c.Cores = math.Round(s.median(func(p fidProbe) float64 { return p.Cores })*100) / 100
-	t := harness.TransportCost{Name: "inproc", Bandwidth: c.Bandwidth,
-		RoundNS: s.median(func(p fidProbe) float64 { return p.RoundNS }), WorkerNS: s.median(func(p fidProbe) float64 { return p.WorkerNS })}
-	c.MessageCost, c.Latency = max(time.Duration(math.Round(t.WorkerNS/2)), 0), max(time.Duration(math.Round(t.RoundNS/2)), 1)
+	p := s.probeAt(i)
+	c.PointCost = max(time.Duration(math.Round(p.PointNS)), 1)
+	c.Cores = max(math.Round(p.Cores*100)/100, 0.01)
+	c.MessageCost, c.Latency = max(time.Duration(math.Round(p.WorkerNS/2)), 0), max(time.Duration(math.Round(p.RoundNS/2)), 1)
 	return c, nil
 }
 
@@ -487,24 +495,31 @@ func predict(ctx context.Context, f *fidelityFlags, prof *harness.Profile, sc []
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	var mu sync.Mutex
 	done := 0
+	total := 0
 	for _, s := range sc {
-		for _, kind := range []string{"probe", "profile"} {
+		s.preds = make([]*harness.Result, len(s.before))
+		total += 1 + len(s.before)
+	}
+	for _, s := range sc {
+		for rep := -1; rep < len(s.before); rep++ {
 			g.Go(func() error {
-				r, err := s.virtual(gctx, f, prof, kind)
+				r, err := s.virtual(gctx, f, prof, rep)
 				if err != nil {
 					return err
 				}
 				mu.Lock()
 				defer mu.Unlock()
-				if kind == "probe" {
-					s.probe = r
-				} else {
+				kind := "profile"
+				if rep < 0 {
 					s.profile = r
+				} else {
+					s.preds[rep] = r
+					kind = fmt.Sprintf("probes of run %d", rep+1)
 				}
 				done++
 				if stderr != nil {
 					fmt.Fprintf(stderr, "syncbench fidelity: [%d/%d] %s virtual (%s): %.1f µs/iteration, wait %.0f%%\n",
-						done, 2*len(sc), s.name(), kind, perIteration(r).Seconds()*1e6, 100*r.WaitFraction)
+						done, total, s.name(), kind, perIteration(r).Seconds()*1e6, 100*r.WaitFraction)
 				}
 				return nil
 			})
@@ -535,7 +550,7 @@ func (w *fidWork) targetShare() float64 {
 // runs are the scenario's real runs and predictions.
 func (s *fidScenario) runs() []*harness.Result {
 	var out []*harness.Result
-	for _, r := range append(slices.Clone(s.real), s.probe, s.profile) {
+	for _, r := range append(append(slices.Clone(s.real), s.preds...), s.profile) {
 		if r != nil {
 			out = append(out, r)
 		}
@@ -604,8 +619,13 @@ func perIteration(r *harness.Result) time.Duration {
 // realMedian is the median of x over the scenario's real runs; NaN if
 // some run has none (x < 0: a target not reached).
 func (s *fidScenario) realMedian(x func(*harness.Result) float64) float64 {
+	return medianOf(s.real, x)
+}
+
+// medianOf is the median of x over runs; NaN if some run has none.
+func medianOf(runs []*harness.Result, x func(*harness.Result) float64) float64 {
 	var v []float64
-	for _, r := range s.real {
+	for _, r := range runs {
 		x := x(r)
 		if x < 0 || math.IsNaN(x) {
 			return math.NaN()

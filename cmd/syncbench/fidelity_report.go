@@ -64,11 +64,24 @@ func relErr(pred, meas float64) float64 {
 	return pred/meas - 1
 }
 
+// predicted is the prediction of metric m of a kind: "profile" (the
+// profile's run), or "probe" (the median of the runs predicted from the
+// probes around each real run).
+func (s *fidScenario) predicted(m fidMetric, kind string) float64 {
+	if kind == "profile" {
+		if s.profile == nil {
+			return math.NaN()
+		}
+		return m.of(s, s.profile)
+	}
+	return medianOf(s.preds, func(r *harness.Result) float64 { return m.of(s, r) })
+}
+
 // fidErrors are the relative errors of a prediction kind on metric m.
-func fidErrors(sc []*fidScenario, m fidMetric, pred func(*fidScenario) *harness.Result) []float64 {
+func fidErrors(sc []*fidScenario, m fidMetric, kind string) []float64 {
 	var out []float64
 	for _, s := range sc {
-		out = append(out, relErr(m.of(s, pred(s)), s.measured(m)))
+		out = append(out, relErr(s.predicted(m, kind), s.measured(m)))
 	}
 	return out
 }
@@ -148,14 +161,14 @@ func (r *fidReport) header() {
 	}
 	var loads []float64
 	for _, s := range r.sc {
-		for _, p := range s.probes {
-			loads = append(loads, p.Load)
+		for i := range s.before {
+			loads = append(loads, s.before[i].Load, s.after[i].Load)
 		}
 	}
 	lmed, _ := stats.Median(loads)
 	r.p("**Machine**: %s/%s, %s, %d CPUs (GOMAXPROCS %d), %s. **Wall time**: %s. The machine is shared: its 1-minute load average during the real runs was %.1f to %.1f (median %.1f) on %d CPUs, so other processes took a varying part of its cores.\n\n",
 		m.GOOS, m.GOARCH, m.CPU, m.NumCPU, m.GOMAXPROCS, m.Go, r.wall.Round(time.Second), slices.Min(loads), slices.Max(loads), lmed, m.NumCPU)
-	r.p("Each scenario runs on the **real clock** — goroutine workers and a coordinator over the in-process transport (harness's Real runtime, what `syncbench compare -clock real` runs) — %d time(s), and twice in **virtual time**: with the costs of the cost profile `%s` alone, and with the costs of the *probes*, a short calibration taken right before each real run (the workload's compute time per point, the cores the run gets, the runtime's null rounds; their medians over the repetitions). The real runs' medians are the measurements. ", r.f.reps, r.source)
+	r.p("Each scenario runs %d time(s) on the **real clock** — goroutine workers and a coordinator over the in-process transport (harness's Real runtime, what `syncbench compare -clock real` runs) — and in **virtual time**: once with the costs of the cost profile `%s` alone (*profile*), and once per real run with the costs of the *probes* around it, a short calibration taken right before and right after the run (the workload's compute time per point, the cores the process gets, the runtime's null rounds). The medians over the repetitions are the measurement and the probes' prediction. ", r.f.reps, r.source)
 	r.p("The virtual side is deterministic: the same profile and probes (listed in `fidelity/runs.csv`) give the same predictions.\n\n")
 }
 
@@ -165,7 +178,7 @@ func (r *fidReport) summary() {
 	rows := [][]string{{"measure", "prediction", "median error", "worst error (scenario)", fmt.Sprintf("within %.0f%%", 100*fidGoal)}}
 	for _, m := range fidMetrics {
 		for _, kind := range []string{"probe", "profile"} {
-			med, worst, at, within, n := summary(fidErrors(r.sc, m, r.pred(kind)))
+			med, worst, at, within, n := summary(fidErrors(r.sc, m, kind))
 			w := "–"
 			if at >= 0 {
 				w = fmt.Sprintf("%.0f%% (%s)", 100*worst, r.sc[at].name())
@@ -174,14 +187,14 @@ func (r *fidReport) summary() {
 		}
 	}
 	r.table(rows)
-	med, _, _, _, _ := summary(fidErrors(r.sc, fidMetrics[2], r.pred("probe")))
+	med, _, _, _, _ := summary(fidErrors(r.sc, fidMetrics[2], "probe"))
 	verdict := "meets"
 	if !(med <= fidGoal) {
 		verdict = "misses"
 	}
 	r.p("\nWith the probes' costs the median error on the time to target is %s: the prediction %s the goal. ", fidPct(med), verdict)
-	pmed, _, _, _, _ := summary(fidErrors(r.sc, fidMetrics[2], r.pred("profile")))
-	r.p("From the profile alone it is %s: the profile was measured once, and the cores the other processes on this machine leave changed between then and the runs (the probes' cores ranged %s; the profile's are %.2f).\n\n", fidPct(pmed), r.coresRange(), r.prof.Cores)
+	pmed, _, _, _, _ := summary(fidErrors(r.sc, fidMetrics[2], "profile"))
+	r.p("From the profile alone it is %s: the profile was measured once, and what the other processes on this machine leave changed between then and the runs (the probes found %s cores; the profile %.2f).\n\n", fidPct(pmed), r.coresRange(), r.prof.Cores)
 	r.p("![predicted against measured](fidelity/fidelity.png)\n\n")
 	r.p("*Predicted against measured, one mark per scenario (colour: sync model; circle: LR, square: K-means; hollow: injected stragglers). Top row: with the probes' costs; bottom row: with the profile's. The solid line is a perfect prediction, the dashed ones ±%.0f%%.*\n\n", 100*fidGoal)
 }
@@ -189,22 +202,14 @@ func (r *fidReport) summary() {
 func (r *fidReport) coresRange() string {
 	var c []float64
 	for _, s := range r.sc {
-		for _, p := range s.probes {
-			c = append(c, p.Cores)
+		for i := range s.before {
+			c = append(c, s.before[i].Cores, s.after[i].Cores)
 		}
 	}
 	if len(c) == 0 {
 		return "–"
 	}
 	return fmt.Sprintf("%.2f to %.2f", slices.Min(c), slices.Max(c))
-}
-
-// pred returns the prediction of a kind.
-func (r *fidReport) pred(kind string) func(*fidScenario) *harness.Result {
-	if kind == "probe" {
-		return func(s *fidScenario) *harness.Result { return s.probe }
-	}
-	return func(s *fidScenario) *harness.Result { return s.profile }
 }
 
 func fidPct(v float64) string {
@@ -245,7 +250,7 @@ func (r *fidReport) scenarios() {
 			} else if meas >= 10 {
 				prec = 1
 			}
-			row = append(row, fidNum(meas, prec), fidSigned(relErr(m.of(s, s.probe), meas)), fidSigned(relErr(m.of(s, s.profile), meas)))
+			row = append(row, fidNum(meas, prec), fidSigned(relErr(s.predicted(m, "probe"), meas)), fidSigned(relErr(s.predicted(m, "profile"), meas)))
 		}
 		rows = append(rows, row)
 	}
@@ -260,7 +265,7 @@ func (r *fidReport) outliers() {
 	ttt := fidMetrics[2]
 	var lines []string
 	for _, s := range r.sc {
-		e := relErr(ttt.of(s, s.probe), s.measured(ttt))
+		e := relErr(s.predicted(ttt, "probe"), s.measured(ttt))
 		if math.IsNaN(e) || math.Abs(e) <= fidGoal {
 			continue
 		}
@@ -290,19 +295,19 @@ func (r *fidReport) diagnose(s *fidScenario) []string {
 		}
 	}
 	var cores []float64
-	for _, p := range s.probes {
-		cores = append(cores, p.Cores)
+	for i := range s.before {
+		cores = append(cores, s.before[i].Cores, s.after[i].Cores)
 	}
 	if len(cores) > 1 && slices.Min(cores) > 0 && slices.Max(cores)/slices.Min(cores) >= 1.3 {
-		out = append(out, fmt.Sprintf("the cores the probes found changed between its runs (%.2f to %.2f)", slices.Min(cores), slices.Max(cores)))
+		out = append(out, fmt.Sprintf("the cores the probes found changed around its runs (%.2f to %.2f)", slices.Min(cores), slices.Max(cores)))
 	}
-	if ie := relErr(it.of(s, s.probe), s.measured(it)); !math.IsNaN(ie) && math.Abs(ie) > fidGoal {
-		out = append(out, fmt.Sprintf("the time per iteration is off too (%s: %.3f ms predicted, %.3f measured)", fidSigned(ie), it.of(s, s.probe), s.measured(it)))
+	if ie := relErr(s.predicted(it, "probe"), s.measured(it)); !math.IsNaN(ie) && math.Abs(ie) > fidGoal {
+		out = append(out, fmt.Sprintf("the time per iteration is off too (%s: %.3f ms predicted, %.3f measured)", fidSigned(ie), s.predicted(it, "probe"), s.measured(it)))
 	} else if !math.IsNaN(ie) {
-		out = append(out, fmt.Sprintf("the time per iteration is right (%s), so the gap is in how far each iteration gets: the real runs' %s", fidSigned(ie), r.progressNote(s)))
+		out = append(out, fmt.Sprintf("the time per iteration is right (%s), so the gap is in how far each iteration gets: the real runs %s", fidSigned(ie), r.progressNote(s)))
 	}
-	if we := s.measured(wait) - wait.of(s, s.probe); math.Abs(we) > 10 {
-		out = append(out, fmt.Sprintf("the wait fraction is %.0f%% measured, %.0f%% predicted", s.measured(wait), wait.of(s, s.probe)))
+	if we := s.measured(wait) - s.predicted(wait, "probe"); math.Abs(we) > 10 {
+		out = append(out, fmt.Sprintf("the wait fraction is %.0f%% measured, %.0f%% predicted", s.measured(wait), s.predicted(wait, "probe")))
 	}
 	iters := s.measured(ttt) / s.measured(it)
 	if !math.IsNaN(iters) && iters < 10 {
@@ -335,14 +340,13 @@ func (r *fidReport) progressNote(s *fidScenario) string {
 		}
 		return float64(res.Curve[len(res.Curve)-1].Points) / float64(res.Versions)
 	}
-	m := s.realMedian(pts)
-	return fmt.Sprintf("applied %.0f points per server version, the prediction %.0f", m, pts(s.probe))
+	return fmt.Sprintf("applied %.0f points per server version, the predictions %.0f", s.realMedian(pts), medianOf(s.preds, pts))
 }
 
 func (r *fidReport) model() {
 	r.p("## What the model learned from this\n\n")
 	r.p("The simulator's cost model had a compute time per point, a message latency and bandwidth, and an apply time per entry; every worker had a core of its own. Against the real runtime on this machine it missed two first-order effects, now in `harness.CostModel`:\n\n")
-	r.p("- **Cores** (`CostModel.Cores`, `harness/cores.go`): goroutine workers share GOMAXPROCS threads. The simulator now queues a worker with points to compute for a free core, first come first served, and preempts it after 10 ms when others wait (Go's scheduler), so a round of N batches on C cores takes N/C batch times and each worker's turn counts as waiting, as the real runtime measures it. A shared machine gives fractional cores: ⌈C⌉ cores computing C cores' worth (the operating system's fair share), one worker alone still at full speed. Without it the 16-worker scenarios ran about 8 times faster in virtual time than on the machine's 2 cores; unset (the default) the simulator is byte-identical to before.\n")
+	r.p("- **Cores** (`CostModel.Cores`, `harness/cores.go`): goroutine workers share GOMAXPROCS threads. The simulator now queues a worker with points to compute for a free core, first come first served, and preempts it after 10 ms when others wait (Go's scheduler), so a round of N batches on C cores takes N/C batch times and each worker's turn counts as waiting, as the real runtime measures it. A shared machine gives fractional cores: ⌈C⌉ cores computing C cores' worth (the operating system's fair share), one worker alone still at full speed. Before, every worker computed in parallel at full speed: 16 workers' batches took one batch time instead of 16/C. Unset (the default), the simulator is byte-identical to before.\n")
 	r.p("- **The runtime's per-message cost** (`CostModel.MessageCost`): each commit, its acknowledgement and each release cost the real coordinator and workers decoding, validating, the model's step, the trace, wake-ups and garbage collection — %s µs per worker per round on this machine (the profile's null rounds), against the transport's own %s µs per message. The simulator charges it on the coordinator's links per message, so a BSP round of N workers costs N times it, as the null rounds measured.\n\n",
 		r.runtimeCost(), r.transportCost())
 	r.p("Still outside the model, and visible in the outliers: the coordinator's CPU is not on the shared cores (under ASP and SSP it competes with the workers); the workers' own decoding and encoding are charged to the coordinator's links; and the cores other processes leave change while a run lasts, which the probes see only before it.\n\n")
@@ -366,7 +370,7 @@ func (r *fidReport) method() {
 	r.p("## Method\n\n")
 	r.p("- **Workloads**: LR — logistic regression with Adam (learning rate 0.005) on `synthetic:logistic`, 100 features; K-means — 16 clusters of `synthetic:blobs`-style Gaussian blobs (spread 10), 27 features, incremental EM. %s.\n", r.sizes())
 	r.p("- **Runs**: every run is what `syncbench compare` runs with `-workers N -stragglers S -sync MODEL -batch 500 -duration D -eval-every D/%d -seed %d` and `-clock real` or `-clock virtual` (the virtual runs with the cost model set from the profile or the probes, as `-profile` sets it). D is 4 times the time to target of a virtual pilot run from the profile, between %v and %v (a start, or a moment of the machine's load, weighs on a shorter run). The real runs go repetition by repetition (every scenario once, then again), so a slow minute of the shared machine touches one repetition of many scenarios.\n", fidSnapshots, r.f.seed, r.f.duration/4, r.f.duration)
-	r.p("- **Probes**, before each real run: three pairs of 30 ms timings of one and of %d goroutines computing the workload's 500-point batches (`Worker.Process`), whose medians give the compute time per point and the capacity in cores (the second's points per second over the first's), and the runtime's null BSP rounds at 1, 4 and 16 workers fitted by a line (its intercept and per-worker cost). The prediction takes their medians over the repetitions.\n", r.prof.Machine.GOMAXPROCS)
+	r.p("- **Probes**, before and after each real run: three pairs of 30 ms timings of one and of %d goroutines computing the workload's 500-point batches (`Worker.Process`), whose medians give the compute time per point and the capacity in cores (the second's points per second over the first's), and the runtime's null BSP rounds at 1, 4 and 16 workers fitted by a line (its intercept and per-worker cost). The run's prediction takes the two probes' means.\n", r.prof.Machine.GOMAXPROCS)
 	r.p("- **Measures**: time per iteration = run length / mean commits per worker; wait fraction = `Result.WaitFraction` (from a commit to the next release, the worker's own clock on the real runtime); time to target = the first crossing of the target, interpolated between snapshots.\n")
 	r.p("- **The profile** (`%s`): %s.\n\n", r.source, r.profileLine())
 }
@@ -430,7 +434,6 @@ func (r *fidReport) panel(m fidMetric, kind string) (*plot.Plot, error) {
 	p.Y.Label.Text = "predicted (" + m.unit + ")"
 	p.Add(plotter.NewGrid())
 	lo, hi := math.Inf(1), math.Inf(-1)
-	pred := r.pred(kind)
 	type pt struct {
 		xy    plotter.XY
 		sync  string
@@ -438,7 +441,7 @@ func (r *fidReport) panel(m fidMetric, kind string) (*plot.Plot, error) {
 	}
 	var pts []pt
 	for _, s := range r.sc {
-		x, y := s.measured(m), m.of(s, pred(s))
+		x, y := s.measured(m), s.predicted(m, kind)
 		if math.IsNaN(x) || math.IsNaN(y) || (m.log && (x <= 0 || y <= 0)) {
 			continue
 		}
@@ -502,9 +505,11 @@ func (r *fidReport) panel(m fidMetric, kind string) (*plot.Plot, error) {
 	return p, nil
 }
 
-// writeFidelityCSV writes a row per run: the scenario, the run (real #i
-// or a prediction), its measures, and for real runs the probe before it
-// and its garbage collection. withReal false writes the predictions only.
+// writeFidelityCSV writes a row per run: the scenario, the run (real #i,
+// its prediction from the probes around it, the profile's prediction),
+// its measures, the probes' means (for the real runs and their
+// predictions) and the real runs' garbage collection. withReal false
+// writes the predictions only.
 func writeFidelityCSV(path string, sc []*fidScenario, withReal bool) error {
 	fh, err := os.Create(path)
 	if err != nil {
@@ -518,20 +523,27 @@ func writeFidelityCSV(path string, sc []*fidScenario, withReal bool) error {
 		emit := func(run string, r *harness.Result, p *fidProbe, g *fidGC) {
 			row := []string{s.w.key, strconv.Itoa(s.workers), strconv.FormatBool(s.strag), s.sync, run,
 				f(perIteration(r).Seconds() * 1e3), f(r.WaitFraction), f(fidMetrics[2].of(s, r)), f(r.Final), strconv.FormatUint(uint64(r.Versions), 10), f(r.Iterations)}
-			if p != nil {
+			switch {
+			case p != nil && g != nil:
 				row = append(row, f(p.PointNS), f(p.Cores), f(p.RoundNS), f(p.WorkerNS), f(p.Load), strconv.Itoa(g.cycles), f(g.pause.Seconds()*1e3))
-			} else {
+			case p != nil:
+				row = append(row, f(p.PointNS), f(p.Cores), f(p.RoundNS), f(p.WorkerNS), f(p.Load), "", "")
+			default:
 				row = append(row, "", "", "", "", "", "", "")
 			}
 			w.Write(append(row, f(s.target)))
 		}
 		if withReal {
 			for i, r := range s.real {
-				emit(fmt.Sprintf("real#%d", i+1), r, &s.probes[i], &s.gc[i])
+				p := s.probeAt(i)
+				emit(fmt.Sprintf("real#%d", i+1), r, &p, &s.gc[i])
 			}
 		}
-		if s.probe != nil {
-			emit("virtual-probe", s.probe, nil, nil)
+		for i, r := range s.preds {
+			if r != nil {
+				p := s.probeAt(i)
+				emit(fmt.Sprintf("virtual-probes#%d", i+1), r, &p, nil)
+			}
 		}
 		if s.profile != nil {
 			emit("virtual-profile", s.profile, nil, nil)

@@ -51,7 +51,8 @@ func TestFidelityVirtualDeterministic(t *testing.T) {
 		for j, s := range sc {
 			// Probes as a real run would have taken them, differing by
 			// scenario.
-			s.probes = []fidProbe{{PointNS: 90 + float64(j), Cores: 1.25, RoundNS: 3000, WorkerNS: 11000, Load: 1}}
+			s.before = []fidProbe{{PointNS: 90 + float64(j), Cores: 1.25, RoundNS: 3000, WorkerNS: 11000, Load: 1}}
+			s.after = []fidProbe{{PointNS: 100, Cores: 1.75, RoundNS: 1000, WorkerNS: 13000, Load: 2}}
 		}
 		if err := predict(context.Background(), f, prof, sc, nil); err != nil {
 			t.Fatal(err)
@@ -67,8 +68,8 @@ func TestFidelityVirtualDeterministic(t *testing.T) {
 			t.Fatalf("%d CSV lines for %d scenarios; want a header and 2 per scenario", n, len(sc))
 		}
 		for _, s := range sc {
-			if s.probe == nil || s.profile == nil || s.dur <= 0 {
-				t.Fatalf("%s: predictions %v %v, run length %v", s.name(), s.probe != nil, s.profile != nil, s.dur)
+			if len(s.preds) != 1 || s.preds[0] == nil || s.profile == nil || s.dur <= 0 {
+				t.Fatalf("%s: predictions %v %v, run length %v", s.name(), s.preds, s.profile != nil, s.dur)
 			}
 		}
 	}
