@@ -104,7 +104,8 @@ type WorkloadCost struct {
 }
 
 // CostSample is one measured size of a workload: the median of Repeats
-// timings of Worker.Process over batches of Batch points.
+// measurements of the compute time per point in batches of Batch points
+// (syncbench calibrate takes a real run's WorkerStats.Busy per point).
 type CostSample struct {
 	Dim  int `json:"dim"`
 	K    int `json:"k,omitempty"`
@@ -113,7 +114,7 @@ type CostSample struct {
 	Size   float64 `json:"size"`
 	Groups float64 `json:"groups,omitempty"`
 	// PointNS is the median time per point; LowNS and HighNS the fastest
-	// and slowest repeat.
+	// and slowest measurement.
 	PointNS float64 `json:"point_ns"`
 	LowNS   float64 `json:"low_ns"`
 	HighNS  float64 `json:"high_ns"`

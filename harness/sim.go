@@ -39,7 +39,7 @@ const (
 	simBatch                     // a worker's next batch of streamed data is complete (stream.go)
 	simBatchReady                // a batch indicator reaches the coordinator
 	simRevise                    // the provisioning is revised (Experiment.Provision)
-	simCPU                       // CPU contention: a segment ends or a pause (cores.go)
+	simCPU                       // shared cores: a time slice or a pause ends (cores.go)
 )
 
 type simEvent struct {

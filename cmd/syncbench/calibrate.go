@@ -23,6 +23,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/consistency"
 	"github.com/syncmodels/syncmodels/dataset"
 	"github.com/syncmodels/syncmodels/harness"
 	"github.com/syncmodels/syncmodels/workload"
@@ -160,7 +161,7 @@ func writeProfile(path string, p *harness.Profile, stdout io.Writer) error {
 func calibrate(ctx context.Context, f *calibrateFlags, stderr io.Writer) (*harness.Profile, error) {
 	p := &harness.Profile{Version: harness.ProfileVersion, Date: f.date, Machine: thisMachine(), Cores: float64(max(runtime.GOMAXPROCS(0), 1))}
 	p.Notes = append(p.Notes,
-		fmt.Sprintf("point costs: Worker.Process over batches of %d points cycling through a shard of %d, the median of %d timings of at least %v each (after a warm-up pass)", calibrateScale(f.quick).batch, calibrateScale(f.quick).shard, f.repeats, f.minTime),
+		fmt.Sprintf("point costs: the goroutine runtime's Busy time per point of one worker, BSP, batches of %d points, over %d MiB of data (at least %d points, at most %d), the median of %d runs of %v", calibrateScale(f.quick).batch, calibrateScale(f.quick).bytes>>20, calibrateScale(f.quick).shard, maxShard, f.repeats, 3*f.minTime),
 		"apply_entry_ns: Delta.Merge of one worker's delta and Server.Apply, per entry merged and parameter recomputed (the simulator's EntryCost)",
 		"transports: latency_ns is half the median round trip of a heartbeat between two goroutines; bandwidth is the inverse slope of the time per message against its size and message_ns a heartbeat's time, messages streamed one way; round_ns and worker_ns fit the real runtime's BSP rounds of workers computing one point per commit",
 		"cores: the points per second of GOMAXPROCS goroutines computing at once over one goroutine's")
@@ -204,7 +205,7 @@ func calibrate(ctx context.Context, f *calibrateFlags, stderr io.Writer) (*harne
 func measureCores(f *calibrateFlags, stderr io.Writer) (float64, error) {
 	k := runtime.GOMAXPROCS(0)
 	sc := calibrateScale(f.quick)
-	spec := workload.Spec{Algo: "lr", N: k * sc.shard, Dim: 100, Seed: f.seed}.WithDefaults()
+	spec := workload.Spec{Algo: "lr", N: k * sc.points(harness.WorkloadShape{Algo: "lr", Dim: 100}), Dim: 100, Seed: f.seed}.WithDefaults()
 	alg, _, err := workload.Open(spec)
 	if err != nil {
 		return 0, err
@@ -218,9 +219,10 @@ func measureCores(f *calibrateFlags, stderr io.Writer) (float64, error) {
 }
 
 // capacity returns the median over repeats of the ratio of the points
-// per second GOMAXPROCS goroutines compute at once, each over its own
-// shard of alg, to one goroutine's, each timing lasting span; and the
-// lowest and highest ratio. The median is rounded to hundredths and kept
+// per second GOMAXPROCS goroutines compute at once, each over its share
+// of alg's points (batches of sc.batch computed as the goroutine runtime
+// does), to one goroutine's, each timing lasting span; and the lowest
+// and highest ratio. The median is rounded to hundredths and kept
 // in [0.01, GOMAXPROCS].
 func capacity(alg algorithms.Algorithm, seed uint64, sc calibrationScale, span time.Duration, repeats int) (c, lo, hi float64, err error) {
 	c, lo, hi, _, err = capacityAndCost(alg, seed, sc, span, repeats)
@@ -235,7 +237,7 @@ func capacityAndCost(alg algorithms.Algorithm, seed uint64, sc calibrationScale,
 	if err != nil {
 		return 0, 0, 0, 0, err
 	}
-	shard := min(sc.shard, alg.NumPoints()/k)
+	shard := alg.NumPoints() / k
 	if shard < 1 {
 		return 0, 0, 0, 0, fmt.Errorf("%d points for %d goroutines", alg.NumPoints(), k)
 	}
@@ -251,16 +253,11 @@ func capacityAndCost(alg algorithms.Algorithm, seed uint64, sc calibrationScale,
 		}
 		w.SetParams(theta)
 		d := algorithms.NewDelta(alg.Layout())
-		w.Process(0, shard, d) // warm-up: caches, and EM's per-point state
+		w.Process(0, shard, d) // warm-up: EM's per-point state
+		step := chunked(w, theta, d, shard, min(sc.batch, shard))
 		steps[g] = func() int {
 			d.Reset()
-			n := 0
-			for lo := 0; lo < shard; lo += sc.batch {
-				hi := min(lo+sc.batch, shard)
-				w.Process(lo, hi, d)
-				n += hi - lo
-			}
-			return n
+			return step()
 		}
 	}
 	rate := func(g int) float64 {
@@ -324,19 +321,66 @@ func loadAverage() float64 {
 	return v
 }
 
-// calibrationScale is how much calibrate measures.
+// calibrationScale is how much calibrate measures: batches of batch
+// points, from a shard of bytes of data (at least shard points, at most
+// maxShard).
 type calibrationScale struct {
-	shard, batch int
+	shard, batch, bytes int
 }
+
+// maxShard bounds a measured shard: the EM workloads keep state per
+// point.
+const maxShard = 1 << 17
 
 func calibrateScale(quick bool) calibrationScale {
 	if quick {
-		return calibrationScale{shard: 128, batch: 32}
+		return calibrationScale{shard: 128, batch: 32, bytes: 64 << 10}
 	}
-	// A shard of 2,048 points processed 500 at a time: compare's batch,
-	// and a shard the size of the default workloads' over 16 workers
-	// (synthetic:blobs 20,000/16, synthetic:logistic 50,000/16).
-	return calibrationScale{shard: 2048, batch: 500}
+	// compare's batch of 500 points, from 64 MiB of data: twice the
+	// project machine's 32 MiB L3 cache, so that the points come from
+	// memory, as a training job's do (the goroutine runtime's workers
+	// go through their shards batch after batch, and 16 of them take
+	// turns on the cores). A data set that fits the caches computes
+	// faster than the profile says.
+	return calibrationScale{shard: 2048, batch: 500, bytes: 64 << 20}
+}
+
+// points is the shard size at which sc measures shape s: sc.bytes of
+// data, within [sc.shard, maxShard].
+func (sc calibrationScale) points(s harness.WorkloadShape) int {
+	per := 8 * (s.Dim + 1) // a dense point and its label
+	switch {
+	case s.Algo == "pmf":
+		per = 16 // a rating: user, item, value
+	case s.Sparse:
+		per = 12*s.Dim + 8
+	case s.Float32:
+		per = 4 * max(s.Dim, 1)
+	}
+	return min(max(sc.bytes/per, sc.shard), maxShard)
+}
+
+// runtimeChunk is how many points the goroutine runtime's worker
+// processes between its checks for an interrupt, each chunk after a
+// SetParams (harness/realworker.go's chunk): calibrate and the probes
+// compute as it does.
+const runtimeChunk = 16
+
+// chunked returns a step that computes one batch of w over a shard of
+// shard points as the goroutine runtime does: chunks of runtimeChunk
+// points, each after SetParams(theta), wrapping round the shard.
+func chunked(w algorithms.Worker, theta []float64, d *algorithms.Delta, shard, batch int) func() int {
+	cursor := 0
+	return func() int {
+		for k := batch; k > 0; {
+			n := min(k, runtimeChunk, shard-cursor)
+			w.SetParams(theta)
+			w.Process(cursor, cursor+n, d)
+			k -= n
+			cursor = (cursor + n) % shard
+		}
+		return batch
+	}
 }
 
 // calibrationSize is one size of a workload to measure.
@@ -433,10 +477,8 @@ func calibrateWorkload(ctx context.Context, f *calibrateFlags, key string, stder
 		if err := ctx.Err(); err != nil {
 			return wc, err
 		}
-		sh, spec := calibrationShape(key, z, 2*sc.shard, f.seed)
-		if sh.Algo == "pmf" {
-			spec.N = 16 * sc.shard // ratings; spread over 2000 users × 4000 items
-		}
+		sh, _ := calibrationShape(key, z, 0, f.seed)
+		sh, spec := calibrationShape(key, z, sc.points(sh), f.seed)
 		s, err := measureWorkload(spec, sh, sc, f.repeats, f.minTime)
 		if err != nil {
 			return wc, fmt.Errorf("%+v: %w", z, err)
@@ -447,7 +489,11 @@ func calibrateWorkload(ctx context.Context, f *calibrateFlags, key string, stder
 		s.Dim, s.K, s.Rank, s.Size, s.Groups = sh.Dim, z.k, z.rank, size, groups
 		wc.Samples = append(wc.Samples, s)
 		applies = append(applies, s.ApplyEntryNS)
-		fmt.Fprintf(stderr, "syncbench calibrate: %s %s=%g %s=%g: %.1f ns/point (%.1f–%.1f), apply %.2f ns/entry\n", key, unit, size, gname, groups, s.PointNS, s.LowNS, s.HighNS, s.ApplyEntryNS)
+		g := ""
+		if gname != "" {
+			g = fmt.Sprintf(" %s=%g", gname, groups)
+		}
+		fmt.Fprintf(stderr, "syncbench calibrate: %s %s=%g%s: %.1f ns/point (%.1f–%.1f), apply %.2f ns/entry\n", key, unit, size, g, s.PointNS, s.LowNS, s.HighNS, s.ApplyEntryNS)
 	}
 	if err := fitWorkload(&wc, key); err != nil {
 		return wc, err
@@ -559,46 +605,52 @@ func rSquared(y []float64, f func(i int) float64) float64 {
 	return 1 - ss/st
 }
 
-// processTimes times Worker.Process on alg as calibrate does: a worker
-// over the first points (a shard of sc.shard), θ0 from seed, batches of
-// sc.batch wrapping round the shard, after a warm-up pass. It returns
-// the time per point of each repeat, and the batch step, the delta it
-// fills and θ0 for more.
-func processTimes(alg algorithms.Algorithm, seed uint64, sc calibrationScale, repeats int, minTime time.Duration) ([]float64, func() int, *algorithms.Delta, []float64, error) {
-	shard := min(sc.shard, alg.NumPoints())
+// runtimeTimes measures the compute time per point of alg as the
+// goroutine runtime computes it: repeats real runs of dur, one worker
+// over all of alg's points, BSP with batches of sc.batch, each giving the
+// worker's Busy time over its points (harness.WorkerStats). The worker
+// computes as every runtime worker does (chunks between interrupt
+// checks, the parameters of each release, its shard batch after batch)
+// with the runtime's messages, trace and garbage collection around it,
+// which a bare loop over Worker.Process does not see.
+func runtimeTimes(ctx context.Context, alg algorithms.Algorithm, seed uint64, sc calibrationScale, repeats int, dur time.Duration) ([]float64, error) {
+	var out []float64
+	for range repeats {
+		e := harness.Experiment{Algorithm: alg, Sync: consistency.Spec{Kind: consistency.BSP}, Workers: 1, Batch: min(sc.batch, alg.NumPoints()),
+			Clock: harness.Real, Duration: dur, EvalEvery: dur, Seed: seed}
+		r, err := harness.Run(ctx, e)
+		if err != nil {
+			return nil, err
+		}
+		w := r.Workers[0]
+		if w.Points == 0 {
+			return nil, fmt.Errorf("no point computed in %v", dur)
+		}
+		out = append(out, float64(w.Busy.Nanoseconds())/float64(w.Points))
+	}
+	return out, nil
+}
+
+// workerSetup makes a worker over all of alg's points with θ0 from seed
+// and returns a batch step of sc.batch points computed as the goroutine
+// runtime computes (chunked), the delta it fills and θ0.
+func workerSetup(alg algorithms.Algorithm, seed uint64, sc calibrationScale) (func() int, *algorithms.Delta, []float64, error) {
+	shard := alg.NumPoints()
 	pts := make([]int, shard)
 	for i := range pts {
 		pts[i] = i
 	}
 	w, err := alg.NewWorker(pts)
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return nil, nil, nil, err
 	}
 	theta, err := alg.Init(rand.New(rand.NewPCG(seed, 0x5eed)))
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return nil, nil, nil, err
 	}
 	w.SetParams(theta)
 	d := algorithms.NewDelta(alg.Layout())
-	batch := min(sc.batch, shard)
-	cursor := 0
-	step := func() int {
-		// One batch, wrapping round the shard as a worker does.
-		k := batch
-		for k > 0 {
-			hi := min(cursor+k, shard)
-			w.Process(cursor, hi, d)
-			k -= hi - cursor
-			cursor = hi % shard
-		}
-		return batch
-	}
-	w.Process(0, shard, d) // warm-up: caches, and EM's per-point state
-	times := timeIt(repeats, minTime, func() float64 {
-		d.Reset()
-		return float64(step())
-	})
-	return times, step, d, theta, nil
+	return chunked(w, theta, d, shard, min(sc.batch, shard)), d, theta, nil
 }
 
 // measureWorkload times Worker.Process and Server.Apply on one size.
@@ -611,7 +663,11 @@ func measureWorkload(spec workload.Spec, sh harness.WorkloadShape, sc calibratio
 	if err != nil {
 		return harness.CostSample{}, err
 	}
-	times, step, d, theta, err := processTimes(alg, spec.Seed, sc, repeats, minTime)
+	times, err := runtimeTimes(context.Background(), alg, spec.Seed, sc, repeats, 3*minTime)
+	if err != nil {
+		return harness.CostSample{}, err
+	}
+	step, d, theta, err := workerSetup(alg, spec.Seed, sc)
 	if err != nil {
 		return harness.CostSample{}, err
 	}

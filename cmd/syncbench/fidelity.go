@@ -435,10 +435,12 @@ func mustPlan(s string) plan {
 	return p
 }
 
-// probe measures the machine as it is before a real run of s: the
-// workload's point cost and the capacity of GOMAXPROCS goroutines (three
-// pairs of timings of one and of GOMAXPROCS goroutines computing its
-// batches), and the runtime's null rounds at 1, 4 and 16 workers.
+// probe measures the machine as it is around a real run of s: the
+// capacity of GOMAXPROCS goroutines (three pairs of timings of one and of
+// GOMAXPROCS goroutines computing the workload's batches), the
+// workload's point cost as the runtime computes it (one worker's Busy
+// time per point in a short real run, as calibrate measures it), and the
+// runtime's null rounds at 1, 4 and 16 workers.
 func (f *fidelityFlags) probe(ctx context.Context, s *fidScenario) (fidProbe, error) {
 	sc := calibrateScale(f.quick)
 	span := 30 * time.Millisecond
@@ -447,9 +449,14 @@ func (f *fidelityFlags) probe(ctx context.Context, s *fidScenario) (fidProbe, er
 	}
 	p := fidProbe{Load: loadAverage()}
 	var err error
-	if p.Cores, _, _, p.PointNS, err = capacityAndCost(s.w.alg, f.seed, sc, span, 3); err != nil {
+	if p.Cores, _, _, _, err = capacityAndCost(s.w.alg, f.seed, sc, span, 3); err != nil {
 		return p, err
 	}
+	times, err := runtimeTimes(ctx, s.w.alg, f.seed, sc, 1, 3*span)
+	if err != nil {
+		return p, err
+	}
+	p.PointNS = times[0]
 	tc := harness.TransportCost{Name: "inproc"}
 	if err := nullRounds(ctx, f.seed, network{}, []int{1, 4, 16}, 3*span, 1, &tc, nil); err != nil {
 		if len(tc.Rounds) == 0 || ctx.Err() != nil {
