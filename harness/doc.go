@@ -49,7 +49,8 @@
 // its costs into a Profile (LoadProfile, Profile.CostModel; see
 // docs/calibrate.md), and CostModel.Cores makes the workers share that
 // machine's cores as Go's scheduler shares them (cores.go), so virtual
-// time predicts the goroutine runtime there (docs/fidelity.md).
+// time predicts the goroutine runtime there (syncbench fidelity
+// measures how well).
 //
 // Every run records a consistency.Trace and Run returns an error if
 // consistency.Check finds the model's guarantee broken; with

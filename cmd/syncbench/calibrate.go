@@ -615,7 +615,7 @@ func rSquared(y []float64, f func(i int) float64) float64 {
 // which a bare loop over Worker.Process does not see.
 func runtimeTimes(ctx context.Context, alg algorithms.Algorithm, seed uint64, sc calibrationScale, repeats int, dur time.Duration) ([]float64, error) {
 	var out []float64
-	for range repeats {
+	for len(out) < repeats {
 		e := harness.Experiment{Algorithm: alg, Sync: consistency.Spec{Kind: consistency.BSP}, Workers: 1, Batch: min(sc.batch, alg.NumPoints()),
 			Clock: harness.Real, Duration: dur, EvalEvery: dur, Seed: seed}
 		r, err := harness.Run(ctx, e)
@@ -624,7 +624,13 @@ func runtimeTimes(ctx context.Context, alg algorithms.Algorithm, seed uint64, sc
 		}
 		w := r.Workers[0]
 		if w.Points == 0 {
-			return nil, fmt.Errorf("no point computed in %v", dur)
+			// The run ended before its first batch did (a short -quick
+			// timing on a slow or loaded machine): run longer.
+			if dur >= time.Second {
+				return nil, fmt.Errorf("no point computed in %v", dur)
+			}
+			dur *= 2
+			continue
 		}
 		out = append(out, float64(w.Busy.Nanoseconds())/float64(w.Points))
 	}

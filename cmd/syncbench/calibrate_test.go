@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/syncmodels/syncmodels/exchange/redisx/redistest"
 	"github.com/syncmodels/syncmodels/harness"
@@ -184,31 +186,50 @@ func TestCompareBadProfile(t *testing.T) {
 	}
 }
 
-// reproduce fsp -profile runs the report in the profile's costs, a core
-// per worker, and says so in its Setup; a bad profile is a usage error
-// naming the file.
+// reproduce fsp -profile: each workload's costs come from the profile
+// (fspFlags.costs, as runFSP sets them) and the setup names the profile
+// and the costs; a bad profile is refused before anything runs.
 func TestReproduceFSPProfile(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the -quick FSP report (seconds)")
-	}
 	path := writeTestProfile(t)
-	dir := t.TempDir()
-	var out, errb bytes.Buffer
-	if code := run(quickFSP(dir, "-profile", path), &out, &errb); code != 0 {
-		t.Fatalf("reproduce fsp -profile = %d: %s", code, errb.String())
+	fs := flag.NewFlagSet("reproduce fsp", flag.ContinueOnError)
+	var f fspFlags
+	f.register(fs)
+	if err := fs.Parse([]string{"-profile", path, "-algos", "lr"}); err != nil {
+		t.Fatal(err)
 	}
-	md, err := os.ReadFile(filepath.Join(dir, "fsp.md"))
+	if err := f.check(); err != nil {
+		t.Fatal(err)
+	}
+	var w fspWorkload
+	for _, x := range fspWorkloads(fspQuick, "") {
+		if x.key == "lr" {
+			w = x
+		}
+	}
+	d, _, err := w.load(f.seed)
+	if err != nil || d == nil {
+		t.Fatalf("loading %s: %v", w.key, err)
+	}
+	cf, err := w.flagsFor(fspSettings[0], f.seed, fspSystems)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// LR on 28 features: 30 + 0.8·28 = 52.4 ns.
-	if want := "**Cost model**: the cost profile `" + path + "` (measured test on Test CPU, linux/amd64; see [calibrate.md](../calibrate.md)) with a core per worker: compute per data point LR 52ns; an apply per entry LR 12ns; in-process messages 1µs latency, 6µs each and 2.4 Gbit/s."; !strings.Contains(string(md), want) {
-		t.Errorf("fsp.md lacks %q", want)
+	if err := f.costs(cf, d); err != nil {
+		t.Fatal(err)
+	}
+	// LR on 28 features: 30 + 0.8·28 = 52.4 ns; null rounds 2 µs + 12 µs
+	// per worker: 1 µs latency, 6 µs per message; no shared cores.
+	if c := cf.costModel(); c.PointCost != 52*time.Nanosecond || c.EntryCost != 12*time.Nanosecond || c.Latency != time.Microsecond || c.MessageCost != 6*time.Microsecond || c.Cores != 0 {
+		t.Errorf("cost model %+v", c)
+	}
+	r := &fspReport{f: &f, ran: []*fspCase{{w: w, flags: []*compareFlags{cf}}}}
+	if got, want := r.costModel(cf), "**Cost model**: the cost profile `"+path+"` (measured test on Test CPU, linux/amd64; see [calibrate.md](../calibrate.md)) with a core per worker: compute per data point LR 52ns; an apply per entry LR 12ns; in-process messages 1µs latency, 6µs each and 2.4 Gbit/s."; !strings.HasPrefix(got, want) {
+		t.Errorf("setup line\n%s\nwant\n%s", got, want)
 	}
 	bad := filepath.Join(t.TempDir(), "bad.json")
 	os.WriteFile(bad, []byte("{"), 0o644)
-	errb.Reset()
-	if code := run(quickFSP(dir, "-profile", bad), &out, &errb); code != 2 || !strings.Contains(errb.String(), "-profile: harness: profile "+bad+": truncated or empty JSON") {
+	var out, errb bytes.Buffer
+	if code := run(quickFSP(t.TempDir(), "-profile", bad), &out, &errb); code != 2 || !strings.Contains(errb.String(), "-profile: harness: profile "+bad+": truncated or empty JSON") {
 		t.Errorf("reproduce fsp -profile bad = %d, %q", code, errb.String())
 	}
 }

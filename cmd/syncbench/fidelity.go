@@ -213,7 +213,7 @@ func (s *fidScenario) flags(f *fidelityFlags, clock string) (*compareFlags, erro
 		stragglers = max(s.workers/4, 1)
 	}
 	args := append(slices.Clone(s.w.args), "-workers", strconv.Itoa(s.workers), "-stragglers", strconv.Itoa(stragglers),
-		"-sync", s.sync, "-duration", s.dur.String(), "-eval-every", (s.dur / fidSnapshots).String(),
+		"-sync", s.sync, "-duration", s.dur.String(), "-eval-every", (s.dur / time.Duration(f.snapshots())).String(),
 		"-batch", "500", "-seed", strconv.FormatUint(f.seed, 10), "-clock", clock)
 	if err := fs.Parse(args); err != nil {
 		return nil, fmt.Errorf("%s: %v", s.name(), err)
@@ -318,8 +318,16 @@ func (f *fidelityFlags) scenarios() ([]*fidScenario, error) {
 	return out, nil
 }
 
-// fidSnapshots is how many objective snapshots a run takes.
+// fidSnapshots is how many objective snapshots a run takes (-quick: a
+// tenth: each is a pass over the data).
 const fidSnapshots = 400
+
+func (f *fidelityFlags) snapshots() int {
+	if f.quick {
+		return fidSnapshots / 10
+	}
+	return fidSnapshots
+}
 
 // pilots chooses each scenario's run length: 4 times the time to target
 // of a virtual run from the profile (-duration long, its target the

@@ -40,7 +40,7 @@ func TestFidelityVirtualDeterministic(t *testing.T) {
 	}
 	var csvs [2][]byte
 	for i := range csvs {
-		f := quickFidelity(t, "-quick", "-workers", "4", "-sync", "bsp,asp,fsp:2ms")
+		f := quickFidelity(t, "-quick", "-workers", "4", "-sync", "bsp,asp,fsp:2ms", "-duration", "10ms")
 		sc, err := f.scenarios()
 		if err != nil {
 			t.Fatal(err)

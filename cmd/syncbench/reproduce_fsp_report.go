@@ -320,18 +320,7 @@ func (r *fspReport) setup() {
 	f0 := r.firstFlags()
 	r.p("## Setup\n\n")
 	r.p("- **Cluster**: %d workers, one contiguous shard each, and a coordinator (the paper: 16 workers on 4 of 8 four-core machines, Gigabit Ethernet). ", f0.workers)
-	if p := r.f.profile; p != nil {
-		var costs, applies []string
-		for _, c := range r.ran {
-			costs = append(costs, fmt.Sprintf("%s %v", c.w.short, c.flags[0].pointCost))
-			applies = append(applies, fmt.Sprintf("%s %v", c.w.short, c.flags[0].entryCost))
-		}
-		r.p("**Cost model**: the cost profile `%s` (measured %s on %s, %s/%s; see [calibrate.md](../calibrate.md)) with a core per worker: compute per data point %s; an apply per entry %s; in-process messages %v latency, %v each and %.3g Gbit/s. Objective evaluations are off the clock.\n",
-			r.f.profilePath, p.Date, p.Machine.CPU, p.Machine.GOOS, p.Machine.GOARCH, strings.Join(costs, ", "), strings.Join(applies, ", "), f0.latency, f0.messageCost, f0.bandwidth*8/1e9)
-	} else {
-		r.p("**Cost model**: %v of compute per data point on a full-speed worker — the same for every algorithm and dimension —, %v message latency, %.3g Gbit/s links at the coordinator shared by all workers (%.3g× the paper's Gigabit), 2 ns per entry merged by an apply. Objective evaluations are off the clock.\n",
-			f0.pointCost, f0.latency, f0.bandwidth*8/1e9, f0.bandwidth*8/1e9)
-	}
+	r.p("%s", r.costModel(f0))
 	r.p("- **Stragglers** (§6.1), drawn from the seed, the same workers in every run: *Injected*: %s; *Natural*: %s; and none (Fig. 8).\n",
 		r.stragglers(0), r.stragglers(1))
 	r.p("- **Systems** (§6.1): `bspb` full-batch BSP; `bspv` mini-batch BSP, batch chosen by a pilot of %.0f%% of the run for each of 1/32 … 1/1 of a shard (not charged to the run: it favours BSPV); ", 100*bspvPilotShare)
@@ -361,6 +350,23 @@ func (r *fspReport) setup() {
 		r.p("- %s: `%s`\n", c.w.label, strings.Join(c.w.args, " "))
 	}
 	r.p("\n")
+}
+
+// costModel is the setup's cost-model sentence: -profile's costs per
+// workload, or compare's fixed defaults.
+func (r *fspReport) costModel(f0 *compareFlags) string {
+	p := r.f.profile
+	if p == nil {
+		return fmt.Sprintf("**Cost model**: %v of compute per data point on a full-speed worker — the same for every algorithm and dimension —, %v message latency, %.3g Gbit/s links at the coordinator shared by all workers (%.3g× the paper's Gigabit), 2 ns per entry merged by an apply. Objective evaluations are off the clock.\n",
+			f0.pointCost, f0.latency, f0.bandwidth*8/1e9, f0.bandwidth*8/1e9)
+	}
+	var costs, applies []string
+	for _, c := range r.ran {
+		costs = append(costs, fmt.Sprintf("%s %v", c.w.short, c.flags[0].pointCost))
+		applies = append(applies, fmt.Sprintf("%s %v", c.w.short, c.flags[0].entryCost))
+	}
+	return fmt.Sprintf("**Cost model**: the cost profile `%s` (measured %s on %s, %s/%s; see [calibrate.md](../calibrate.md)) with a core per worker: compute per data point %s; an apply per entry %s; in-process messages %v latency, %v each and %.3g Gbit/s. Objective evaluations are off the clock.\n",
+		r.f.profilePath, p.Date, p.Machine.CPU, p.Machine.GOOS, p.Machine.GOARCH, strings.Join(costs, ", "), strings.Join(applies, ", "), f0.latency, f0.messageCost, f0.bandwidth*8/1e9)
 }
 
 // firstFlags returns the compare flags of the first workload that ran, or
