@@ -107,7 +107,7 @@ func TestRefusedBeforeWork(t *testing.T) {
 		{[]string{"train", "-nosuchflag"}, 2, []string{"flag provided but not defined: -nosuchflag", "run 'syncbench train -h' for help"}},
 		{[]string{"compare", "-sync", "bsp", "asp"}, 2, []string{`unexpected argument "asp"`, "commas"}},
 		{[]string{"-n", "100", "train"}, 2, []string{`unexpected argument "train"`, "syncbench train [flags]"}},
-		{[]string{"frobnicate"}, 2, []string{`unknown command "frobnicate"`, "compare, train, coordinator, worker, tls, provision, reproduce or help"}},
+		{[]string{"frobnicate"}, 2, []string{`unknown command "frobnicate"`, "compare, train, coordinator, worker, tls, provision, calibrate, fidelity, reproduce or help"}},
 		// Data: name the file and the fix.
 		{[]string{"train", "-data", "csv:" + empty}, 1, []string{empty, "no data points"}},
 		{[]string{"train", "-data", "csv:" + blank}, 1, []string{blank, "no data points"}},

@@ -458,10 +458,10 @@ func TestCommands(t *testing.T) {
 		t.Errorf("help: exit %d, output %q; want both commands listed", code, out)
 	}
 	code, _, errs := runCmd(t, "frobnicate")
-	if code != 2 || !strings.Contains(errs, `unknown command "frobnicate" (want compare, train, coordinator, worker, tls, provision, reproduce or help)`) {
+	if code != 2 || !strings.Contains(errs, `unknown command "frobnicate" (want compare, train, coordinator, worker, tls, provision, calibrate, fidelity, reproduce or help)`) {
 		t.Errorf("unknown command: exit %d, stderr %q", code, errs)
 	}
-	for _, cmd := range []string{"compare", "train", "coordinator", "worker", "tls"} {
+	for _, cmd := range []string{"compare", "train", "coordinator", "worker", "tls", "calibrate", "fidelity"} {
 		if code, _, _ := runCmd(t, cmd, "-h"); code != 0 {
 			t.Errorf("%s -h: exit %d; want 0", cmd, code)
 		}
