@@ -21,7 +21,7 @@ func TestReproduceDOLLQuick(t *testing.T) {
 		t.Skip("runs the -quick report twice (seconds under -race)")
 	}
 	a, b := t.TempDir(), t.TempDir()
-	runTwice(t, "doll.md", func(dir string) []string {
+	runReports(t, "doll.md", func(dir string) []string {
 		return []string{"reproduce", "doll", "-quick", "-out", dir, "-seed", "3"}
 	}, a, b)
 	fa := sameReports(t, a, b, "doll.md", "doll/runs.csv", "doll/fig3.png", "doll/fig3b.png", "doll/fig4.png", "doll/fig4b.png", "doll/fig5.png")

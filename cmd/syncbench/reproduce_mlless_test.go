@@ -6,20 +6,17 @@ import (
 	"testing"
 )
 
-// TestReproduceMLLessQuick writes the -quick report twice with the same
-// seed into two directories: the same files, byte for byte (but the wall
-// time and the -out path), with every section, figure and table the
-// report promises.
+// TestReproduceMLLessQuick writes the -quick report with every section,
+// figure and table it promises. (That the same seed writes the same
+// bytes is TestLongReproduceMLLessTwice's: under -race this report takes
+// seconds a run.)
 func TestReproduceMLLessQuick(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the -quick report twice (seconds under -race)")
+		t.Skip("runs the -quick report (seconds under -race)")
 	}
-	a, b := t.TempDir(), t.TempDir()
-	runTwice(t, "mlless.md", func(dir string) []string {
-		return []string{"reproduce", "mlless", "-quick", "-out", dir, "-seed", "3"}
-	}, a, b)
-	fa := sameReports(t, a, b, "mlless.md", "mlless/runs.csv", "mlless/fig5.png", "mlless/fig6.png", "mlless/fig9.png",
-		"mlless/curves-sweep-pmf.png", "mlless/curves-sweep-lr-dense.png", "mlless/curves-sweep-lr-sparse.png", "mlless/curves-fig9-pmf.png")
+	a := t.TempDir()
+	runReports(t, "mlless.md", mllessQuickArgs, a)
+	fa := checkReport(t, a, mllessQuickFiles...)
 	md := string(fa["mlless.md"])
 	for _, want := range []string{
 		"go run ./cmd/syncbench reproduce mlless -quick -out OUT -seed 3\n",
@@ -51,4 +48,23 @@ func TestReproduceMLLessQuick(t *testing.T) {
 	if n := bytes.Count(fa["mlless/runs.csv"], []byte("\n")); n != 1+runs {
 		t.Errorf("runs.csv has %d lines; want %d", n, 1+runs)
 	}
+}
+
+// mllessQuickArgs are the -quick report's arguments, written into dir.
+func mllessQuickArgs(dir string) []string {
+	return []string{"reproduce", "mlless", "-quick", "-out", dir, "-seed", "3"}
+}
+
+// mllessQuickFiles are files the -quick report writes.
+var mllessQuickFiles = []string{"mlless.md", "mlless/runs.csv", "mlless/fig5.png", "mlless/fig6.png", "mlless/fig9.png",
+	"mlless/curves-sweep-pmf.png", "mlless/curves-sweep-lr-dense.png", "mlless/curves-sweep-lr-sparse.png", "mlless/curves-fig9-pmf.png"}
+
+// TestLongReproduceMLLessTwice writes the -quick report twice with the
+// same seed into two directories: the same files, byte for byte (but the
+// wall time and the -out path). A long check (SYNCMODELS_LONG=1).
+func TestLongReproduceMLLessTwice(t *testing.T) {
+	long(t)
+	a, b := t.TempDir(), t.TempDir()
+	runReports(t, "mlless.md", mllessQuickArgs, a, b)
+	sameReports(t, a, b, mllessQuickFiles...)
 }

@@ -25,7 +25,7 @@ func TestReproduceP2PQuick(t *testing.T) {
 		t.Skip("runs the -quick report twice (seconds under -race)")
 	}
 	a, b := t.TempDir(), t.TempDir()
-	runTwice(t, "p2p.md", func(dir string) []string { return quickP2P(dir) }, a, b)
+	runReports(t, "p2p.md", func(dir string) []string { return quickP2P(dir) }, a, b)
 	fa := sameReports(t, a, b, "p2p.md", "p2p/runs.csv", "p2p/fig3.png", "p2p/fig4.png", "p2p/fig6.png")
 	md := string(fa["p2p.md"])
 	for _, want := range []string{
@@ -72,7 +72,7 @@ func TestReproduceP2PRedis(t *testing.T) {
 	}
 	srv := redistest.Start(t)
 	a, b := t.TempDir(), t.TempDir()
-	runTwice(t, "p2p.md", func(dir string) []string {
+	runReports(t, "p2p.md", func(dir string) []string {
 		if dir == a {
 			return quickP2P(dir, "-exchange", srv.URL())
 		}

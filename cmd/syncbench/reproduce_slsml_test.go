@@ -30,7 +30,7 @@ func TestReproduceSlsMLQuick(t *testing.T) {
 		t.Skip("runs the -quick report twice")
 	}
 	a, b := t.TempDir(), t.TempDir()
-	runTwice(t, "slsml.md", func(dir string) []string {
+	runReports(t, "slsml.md", func(dir string) []string {
 		return []string{"reproduce", "slsml", "-quick", "-out", dir, "-seed", "2"}
 	}, a, b)
 	fa := sameReports(t, a, b, "slsml.md", "slsml/runs.csv")
