@@ -51,7 +51,9 @@ type WorkerResult struct {
 // Seed, Workers, Shuffle and Stragglers): the worker derives its shard and
 // whether it straggles from them, as the coordinator does.
 //
-// The worker joins, computes each release, commits and retransmits until
+// The worker joins (waiting for a coordinator that is not there yet — a
+// transport that answers transport.ErrUnknownNode for it — by sending
+// Join every Retry), computes each release, commits and retransmits until
 // acknowledged, and heartbeats at least every Lease/4. When the
 // coordinator refuses it as a stale incarnation (its lease expired), it
 // rejoins as the incarnation the coordinator names, giving up a commit
@@ -209,10 +211,21 @@ func (w *realWorker) since() time.Duration {
 }
 
 // send sends m as the worker's current incarnation.
+//
+// Until the worker has joined once, a coordinator the transport does not
+// know (transport.ErrUnknownNode: a worker process started before the
+// coordinator's, over a store's registry) loses the message as a lossy
+// link would, and join sends Join again every Retry: RunWorker waits for
+// the coordinator until ctx ends. Once joined, an unknown coordinator is
+// an error.
 func (w *realWorker) send(ctx context.Context, m *transport.Message) error {
 	m.To, m.Job, m.Incarnation = transport.Coordinator, w.job, w.inc.Load()
 	w.lastSend.Store(time.Now().UnixNano())
-	return w.ep.Send(ctx, m)
+	err := w.ep.Send(ctx, m)
+	if err != nil && w.joinedInc.Load() == 0 && errors.Is(err, transport.ErrUnknownNode) {
+		return nil
+	}
+	return err
 }
 
 // read pumps the endpoint into w.in until ctx ends or Recv fails.

@@ -2,6 +2,7 @@ package storenet_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -34,11 +35,13 @@ func (n *readyNet) Open(id transport.NodeID) (transport.Endpoint, error) {
 // nothing but a Redis namespace: they find each other through the store's
 // registry, and BSP and K-grouping run and pass the checker on the
 // coordinator's side, every delta a worker sent accepted or abandoned on
-// the worker's.
+// the worker's. Worker processes started before the coordinator's wait
+// for it (workers-first).
 func TestRemoteWorkersOverRedis(t *testing.T) {
 	srv := redistest.Start(t)
-	for _, model := range []string{"bsp", "kgroup:4"} {
+	for _, model := range []string{"bsp", "kgroup:4", "bsp-workers-first"} {
 		t.Run(model, func(t *testing.T) {
+			model, first := strings.CutSuffix(model, "-workers-first")
 			dial := storenet.RedisDial(srv.URL(), redisx.Config{Namespace: "remote-" + model})
 			ready := make(chan struct{})
 			e := experiment(t, model, 500*time.Millisecond, func(l algorithms.Layout) (transport.Transport, error) {
@@ -55,7 +58,9 @@ func TestRemoteWorkersOverRedis(t *testing.T) {
 				wg.Go(func() {
 					n := newNet(t, storenet.Config{Layout: e.Algorithm.Layout(), Dial: dial}) // the worker's process
 					defer n.Close()
-					<-ready
+					if !first {
+						<-ready
+					}
 					ep, err := n.Open(transport.NodeID(i))
 					if err != nil {
 						errs[i] = err
@@ -63,6 +68,11 @@ func TestRemoteWorkersOverRedis(t *testing.T) {
 					}
 					results[i], errs[i] = harness.RunWorker(ctx, e, ep, harness.WorkerOptions{ID: i})
 				})
+			}
+			if first {
+				// The workers' processes start first: their Joins meet a
+				// store with no coordinator registered.
+				time.Sleep(200 * time.Millisecond)
 			}
 			res, err := harness.Run(ctx, e)
 			cancel()
