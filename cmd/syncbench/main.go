@@ -1,15 +1,26 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+
+	"github.com/redis/go-redis/v9"
 )
 
 func main() {
+	// go-redis logs each failed dial of its pool to stderr; the command's
+	// own error already names the store and the cause, once.
+	redis.SetLogger(quietRedis{})
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
+
+// quietRedis discards go-redis's internal log.
+type quietRedis struct{}
+
+func (quietRedis) Printf(context.Context, string, ...any) {}
 
 // commands are syncbench's commands with their one-line summaries, in
 // the order the help lists them.
