@@ -12,19 +12,34 @@ import (
 	"github.com/syncmodels/syncmodels/workload"
 )
 
-// TestReproduceDOLLQuick writes the -quick report twice with the same
+// dollQuickArgs are the -quick report's arguments, written into dir.
+func dollQuickArgs(dir string) []string {
+	return []string{"reproduce", "doll", "-quick", "-out", dir, "-seed", "3"}
+}
+
+// dollQuickFiles are files the -quick report writes.
+var dollQuickFiles = []string{"doll.md", "doll/runs.csv", "doll/fig3.png", "doll/fig3b.png", "doll/fig4.png", "doll/fig4b.png", "doll/fig5.png"}
+
+// TestLongReproduceDOLLTwice writes the -quick report twice with the same
 // seed into two directories: the same files, byte for byte (but the wall
-// time and the -out path), with every section, figure and table the
-// report promises, and one CSV line per run.
+// time and the -out path). A long check (SYNCMODELS_LONG=1).
+func TestLongReproduceDOLLTwice(t *testing.T) {
+	long(t)
+	a, b := t.TempDir(), t.TempDir()
+	runReports(t, "doll.md", dollQuickArgs, a, b)
+	sameReports(t, a, b, dollQuickFiles...)
+}
+
+// TestReproduceDOLLQuick writes the -quick report with every section,
+// figure and table it promises, and one CSV line per run. (That the same
+// seed writes the same bytes is TestLongReproduceDOLLTwice's.)
 func TestReproduceDOLLQuick(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the -quick report twice (seconds under -race)")
+		t.Skip("runs the -quick report (seconds under -race)")
 	}
-	a, b := t.TempDir(), t.TempDir()
-	runReports(t, "doll.md", func(dir string) []string {
-		return []string{"reproduce", "doll", "-quick", "-out", dir, "-seed", "3"}
-	}, a, b)
-	fa := sameReports(t, a, b, "doll.md", "doll/runs.csv", "doll/fig3.png", "doll/fig3b.png", "doll/fig4.png", "doll/fig4b.png", "doll/fig5.png")
+	a := t.TempDir()
+	runReports(t, "doll.md", dollQuickArgs, a)
+	fa := checkReport(t, a, dollQuickFiles...)
 	md := string(fa["doll.md"])
 	for _, want := range []string{
 		"go run ./cmd/syncbench reproduce doll -quick -out OUT -seed 3\n",

@@ -16,17 +16,30 @@ func quickP2P(dir string, more ...string) []string {
 	return append([]string{"reproduce", "p2p", "-quick", "-fashion-mnist", filepath.Join(dir, "no-such-dir"), "-out", dir, "-seed", "3"}, more...)
 }
 
-// TestReproduceP2PQuick writes the -quick report twice with the same
+// p2pQuickFiles are files the -quick report writes.
+var p2pQuickFiles = []string{"p2p.md", "p2p/runs.csv", "p2p/fig3.png", "p2p/fig4.png", "p2p/fig6.png"}
+
+// TestLongReproduceP2PTwice writes the -quick report twice with the same
 // seed into two directories: the same files, byte for byte (but the wall
-// time and the -out path), with every section, figure and table the
-// report promises, one CSV line per run, and no NaN.
-func TestReproduceP2PQuick(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the -quick report twice (seconds under -race)")
-	}
+// time and the -out path). A long check (SYNCMODELS_LONG=1);
+// TestReproduceP2PRedis compares a report on Redis with one in process
+// under the README's command.
+func TestLongReproduceP2PTwice(t *testing.T) {
+	long(t)
 	a, b := t.TempDir(), t.TempDir()
 	runReports(t, "p2p.md", func(dir string) []string { return quickP2P(dir) }, a, b)
-	fa := sameReports(t, a, b, "p2p.md", "p2p/runs.csv", "p2p/fig3.png", "p2p/fig4.png", "p2p/fig6.png")
+	sameReports(t, a, b, p2pQuickFiles...)
+}
+
+// TestReproduceP2PQuick writes the -quick report with every section,
+// figure and table it promises, one CSV line per run, and no NaN.
+func TestReproduceP2PQuick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the -quick report (seconds under -race)")
+	}
+	a := t.TempDir()
+	runReports(t, "p2p.md", func(dir string) []string { return quickP2P(dir) }, a)
+	fa := checkReport(t, a, p2pQuickFiles...)
 	md := string(fa["p2p.md"])
 	for _, want := range []string{
 		"go run ./cmd/syncbench reproduce p2p -quick -fashion-mnist OUT/no-such-dir -out OUT -seed 3\n",
