@@ -47,6 +47,11 @@ import (
 // preempts it for a waiting one (runtime.forcePreemptNS).
 const schedQuantum = 10 * time.Millisecond
 
+// schedSpin is how long an idle core stays awake looking for work
+// beyond a commit's round trip (CostModel.Wakeup): Go's scheduler spins
+// a few microseconds stealing work before it parks the thread.
+const schedSpin = 5 * time.Microsecond
+
 // simCPU sub-kinds, in simEvent.k.
 const (
 	cpuSliceEnd = iota // a worker's work or time slice on its core ends
@@ -69,15 +74,20 @@ type cpuWorker struct {
 	phase cpuPhase
 	j     int           // points of the batch done before the current segment
 	seg   int           // points of the current segment
+	extra time.Duration // CostModel.CommitCPU in the segment (the first)
 	left  time.Duration // full-speed work left in the segment, as of upd
 	upd   time.Duration // when left was last brought up to date (running)
 	quant time.Duration // when its time slice ends (running)
+	// upd may lie ahead of the present while the worker's core wakes
+	// (CostModel.Wakeup): it computes from then.
 	last  bool          // the segment ends the batch (an interrupt cut it)
 	began bool          // the batch has had a core
 	until time.Duration // when the current pause ends
 	// ev numbers the worker's pending events: a later one makes the
 	// earlier stale.
 	ev uint64
+	// core is the core it runs on, or ran on last (-1: none yet).
+	core int
 }
 
 // cpuShare is the cores the workers share.
@@ -87,11 +97,55 @@ type cpuShare struct {
 	running []consistency.WorkerID
 	queue   []consistency.WorkerID
 	ws      []cpuWorker
+	// cores are the cores: whether one is busy, since when it is idle.
+	// A core idle for longer than awake is asleep and takes wake to
+	// start a worker (CostModel.Wakeup).
+	cores      []cpuCore
+	wake       time.Duration
+	awake      time.Duration
+	commitWork time.Duration // CostModel.CommitCPU
 }
 
-func newCPUShare(cores float64, workers int) *cpuShare {
-	m := int64(math.Round(cores * 1000))
-	return &cpuShare{milli: m, servers: int((m + 999) / 1000), ws: make([]cpuWorker, workers)}
+func newCPUShare(c CostModel, workers int) *cpuShare {
+	m := int64(math.Round(c.Cores * 1000))
+	cs := &cpuShare{milli: m, servers: int((m + 999) / 1000), ws: make([]cpuWorker, workers),
+		wake: c.Wakeup, awake: 2*(c.Latency+c.MessageCost) + schedSpin, commitWork: c.CommitCPU}
+	cs.cores = make([]cpuCore, cs.servers) // idle and awake at the start
+	for i := range cs.ws {
+		cs.ws[i].core = -1
+	}
+	return cs
+}
+
+// cpuCore is one of the shared cores.
+type cpuCore struct {
+	busy  bool
+	since time.Duration // idle since
+}
+
+// take gives worker w a free core: its last one if free (Go's scheduler
+// runs a goroutine readied by the coordinator on the coordinator's P,
+// which its commit woke: the worker's own), else the one idle the
+// shortest time. It returns when w can start computing on it: now, or
+// after the core wakes if it has been idle past the spin.
+func (c *cpuShare) take(w consistency.WorkerID, now time.Duration) time.Duration {
+	cw := &c.ws[w]
+	k := cw.core
+	if k < 0 || c.cores[k].busy {
+		k = -1
+		for i, x := range c.cores {
+			if !x.busy && (k < 0 || x.since > c.cores[k].since) {
+				k = i
+			}
+		}
+	}
+	cw.core = k
+	core := &c.cores[k]
+	core.busy = true
+	if c.wake > 0 && now-core.since > c.awake {
+		return now + c.wake
+	}
+	return now
 }
 
 // maxCores bounds CostModel.Cores.
@@ -108,6 +162,10 @@ func (e *Experiment) validateCores() error {
 		return fmt.Errorf("harness: cost model cores %v: want at least a thousandth of a core: %w", c.Cores, ErrConfig)
 	case c.MessageCost < 0:
 		return fmt.Errorf("harness: cost model message cost %v < 0: %w", c.MessageCost, ErrConfig)
+	case c.Wakeup < 0 || c.CommitCPU < 0:
+		return fmt.Errorf("harness: cost model wake-up %v, commit CPU %v: want ≥ 0: %w", c.Wakeup, c.CommitCPU, ErrConfig)
+	case c.Cores == 0 && (c.Wakeup > 0 || c.CommitCPU > 0):
+		return fmt.Errorf("harness: cost model wake-up %v, commit CPU %v: they time the shared cores (Cores > 0): %w", c.Wakeup, c.CommitCPU, ErrConfig)
 	case c.Cores > 0 && e.Clock == Virtual && (e.Sync.Local || e.Migrate != nil || e.Preempt != nil || e.ScaleIn != nil):
 		return fmt.Errorf("harness: cost model cores %v (CPU contention) runs without semi-centralized timers, data migration, preemptions and scale-in: %w", c.Cores, ErrConfig)
 	}
@@ -151,6 +209,9 @@ func mulDiv(a, b, d uint64, up bool) uint64 {
 func (c *cpuShare) settle(now time.Duration) {
 	for _, w := range c.running {
 		cw := &c.ws[w]
+		if now <= cw.upd {
+			continue // its core is still waking
+		}
 		cw.left -= c.progress(now - cw.upd)
 		cw.upd = now
 	}
@@ -169,7 +230,7 @@ func (c *cpuShare) reschedule(s *sim) {
 // begin starts worker w's batch (sim.start has set s.runs[w]).
 func (c *cpuShare) begin(s *sim, w consistency.WorkerID) {
 	r, cw := &s.runs[w], &c.ws[w]
-	*cw = cpuWorker{ev: cw.ev + 1}
+	*cw = cpuWorker{ev: cw.ev + 1, core: cw.core}
 	if r.start > s.now {
 		cw.phase = cpuOwed
 		s.push(&simEvent{t: r.start, kind: simCPU, k: cpuOwedEnd, w: w, seqNo: cw.ev})
@@ -189,7 +250,12 @@ func (c *cpuShare) segment(s *sim, w consistency.WorkerID) {
 	if p := r.pace; p.every > 0 {
 		seg = min(seg, p.every-int((p.done+int64(cw.j))%int64(p.every)))
 	}
-	cw.seg, cw.left = seg, time.Duration(seg)*r.pace.cost
+	cw.seg, cw.left, cw.extra = seg, time.Duration(seg)*r.pace.cost, 0
+	if cw.j == 0 {
+		// The runtime's work around the batch, before its first point.
+		cw.extra = c.commitWork
+		cw.left += cw.extra
+	}
 	c.settle(s.now)
 	if len(c.running) < c.servers {
 		c.start(s, w)
@@ -204,25 +270,29 @@ func (c *cpuShare) segment(s *sim, w consistency.WorkerID) {
 // are settled; the caller reschedules).
 func (c *cpuShare) start(s *sim, w consistency.WorkerID) {
 	cw := &c.ws[w]
+	at := c.take(w, s.now)
 	if !cw.began {
-		// Queued before its first point: a wait, as the real runtime
-		// measures it.
+		// Queued before its first point, or waiting for its core to
+		// wake: a wait, as the real runtime measures it (the worker
+		// receives its release when it runs).
 		cw.began = true
 		r := &s.runs[w]
-		if q := s.now - r.start; q > 0 {
+		if q := at - r.start; q > 0 {
 			s.st.shards[w].stats.Wait += q
-			r.start = s.now
+			r.start = at
 		}
 	}
-	cw.phase, cw.upd, cw.quant = cpuRunning, s.now, s.now+schedQuantum
+	cw.phase, cw.upd, cw.quant = cpuRunning, at, at+schedQuantum
 	c.running = append(c.running, w)
 }
 
-// stop takes worker w off its core (settled; the caller reschedules).
-func (c *cpuShare) stop(w consistency.WorkerID) {
+// stop takes worker w off its core, idle from now (settled; the caller
+// reschedules).
+func (c *cpuShare) stop(w consistency.WorkerID, now time.Duration) {
 	for i, x := range c.running {
 		if x == w {
 			c.running = append(c.running[:i], c.running[i+1:]...)
+			c.cores[c.ws[w].core] = cpuCore{since: now}
 			return
 		}
 	}
@@ -249,7 +319,7 @@ func (c *cpuShare) sliceEnd(s *sim, w consistency.WorkerID) {
 	case cw.left > 0 && len(c.queue) == 0:
 		cw.quant = s.now + schedQuantum // nobody waits: it keeps its core
 	case cw.left > 0:
-		c.stop(w)
+		c.stop(w, s.now)
 		cw.phase = cpuQueued
 		c.queue = append(c.queue, w)
 		c.dispatch(s)
@@ -257,7 +327,7 @@ func (c *cpuShare) sliceEnd(s *sim, w consistency.WorkerID) {
 		// Done computing. It leaves its core only if a pause or the
 		// batch's end follows; the next segment without a pause between
 		// keeps computing on it.
-		c.stop(w)
+		c.stop(w, s.now)
 		c.segmentDone(s, w)
 		c.dispatch(s)
 	}
@@ -338,8 +408,8 @@ func (c *cpuShare) interrupt(s *sim, w consistency.WorkerID) {
 			return
 		}
 		cost := r.pace.cost
-		done := time.Duration(cw.seg)*cost - cw.left
-		f := int(done / cost) // points finished in the segment
+		done := time.Duration(cw.seg)*cost - cw.left // of the points (< 0: of the commit work)
+		f := int(max(done, 0) / cost)                // points finished in the segment
 		// It finishes point f+1 and commits.
 		cw.seg, cw.last = f+1, true
 		cw.left = time.Duration(f+1)*cost - done

@@ -107,6 +107,12 @@ func TestCoresConfig(t *testing.T) {
 	}{
 		{"negative", func(e *harness.Experiment) { e.Cost.Cores = -1 }},
 		{"negative message cost", func(e *harness.Experiment) { e.Cost.MessageCost = -time.Microsecond }},
+		{"negative wake-up", func(e *harness.Experiment) {
+			e.Cost.Cores = 2
+			e.Cost.Wakeup = -time.Microsecond
+		}},
+		{"commit CPU without cores", func(e *harness.Experiment) { e.Cost.CommitCPU = time.Microsecond }},
+		{"wake-up without cores", func(e *harness.Experiment) { e.Cost.Wakeup = time.Microsecond }},
 		{"semi", func(e *harness.Experiment) {
 			e.Cost.Cores = 2
 			e.Sync = consistency.MustParse("fsp:1ms:semi")
@@ -181,5 +187,91 @@ func TestCoresFractional(t *testing.T) {
 	half := run(1, 0.5)
 	if ratio := float64(own.Versions) / float64(half.Versions); ratio < 1.75 || ratio > 1.92 {
 		t.Errorf("1 worker: %d versions on its own core, %d on half a core: ratio %.3f; want about 2.2/1.2", own.Versions, half.Versions, ratio)
+	}
+}
+
+// The runtime's work per commit (CostModel.CommitCPU) is computed on the
+// shared cores before the batch's points: 8 workers × (100 points × 10
+// µs + 500 µs) on 2 cores take 6 ms of computing per BSP round against
+// 4 ms without it, so the versions fall by about 3/2 (a little less:
+// the messages add the same to both).
+func TestCoresCommitCPU(t *testing.T) {
+	alg := blobsKMeans(t, 4000)
+	run := func(commit time.Duration) *harness.Result {
+		e := smallExp(alg, "bsp")
+		e.Stragglers = harness.Stragglers{}
+		e.Cost.Cores, e.Cost.CommitCPU = 2, commit
+		r, err := harness.Run(context.Background(), e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	without, with := run(0), run(500*time.Microsecond)
+	if ratio := float64(without.Versions) / float64(with.Versions); ratio < 1.4 || ratio > 1.5 {
+		t.Errorf("%d versions without commit CPU, %d with 500 µs: ratio %.3f; want about 1.5", without.Versions, with.Versions, ratio)
+	}
+	// Busy counts it, Paused does not.
+	w := with.Workers[0]
+	if want := time.Duration(w.Commits) * (time.Millisecond + 500*time.Microsecond); w.Busy < want || w.Paused != 0 {
+		t.Errorf("worker 0: busy %v paused %v over %d commits; want busy ≥ %v, nothing paused", w.Busy, w.Paused, w.Commits, want)
+	}
+}
+
+// A core idle for longer than a commit's round trip has gone to sleep:
+// starting a worker on it takes CostModel.Wakeup. A straggler that
+// pauses 8 ms after each 1 ms batch finds its core asleep after every
+// pause (the other worker keeps its own), so its cycle grows from about
+// 9 ms to 11 ms with a 2 ms wake-up; the fast worker, whose core never
+// idles that long, is not slowed.
+func TestCoresWakeup(t *testing.T) {
+	alg := blobsKMeans(t, 4000)
+	run := func(wake time.Duration) *harness.Result {
+		e := smallExp(alg, "asp")
+		e.Workers = 2
+		e.Stragglers = harness.Stragglers{Kind: harness.Injected, Workers: []int{0}, Tau: 8 * time.Millisecond, Every: 100}
+		e.Cost.Cores, e.Cost.Wakeup = 2, wake
+		r, err := harness.Run(context.Background(), e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	awake, asleep := run(0), run(2*time.Millisecond)
+	slow0, slow1 := float64(awake.Workers[0].Points), float64(asleep.Workers[0].Points)
+	if ratio := slow0 / slow1; ratio < 1.15 || ratio > 1.3 {
+		t.Errorf("straggler: %v points with instant wake-ups, %v with 2 ms: ratio %.3f; want about 11/9", slow0, slow1, ratio)
+	}
+	if f0, f1 := awake.Workers[1].Points, asleep.Workers[1].Points; float64(f1) < 0.97*float64(f0) {
+		t.Errorf("fast worker: %d points with instant wake-ups, %d with 2 ms; want about the same", f0, f1)
+	}
+}
+
+// CommitCPU and Wakeup keep every model's guarantee (Run checks the
+// trace) and the simulator deterministic, FSP's interrupts included.
+func TestCoresCommitWakeupModels(t *testing.T) {
+	alg := blobsKMeans(t, 4000)
+	for _, s := range []string{"bsp", "ssp:3", "asp", "quorum:0.75", "fsp:2ms", "fsp:300us"} {
+		t.Run(s, func(t *testing.T) {
+			var traces [2]bytes.Buffer
+			for i := range traces {
+				e := smallExp(alg, s)
+				e.Duration, e.EvalEvery = 50*time.Millisecond, 10*time.Millisecond
+				e.Cost.Cores, e.Cost.CommitCPU, e.Cost.Wakeup = 1.5, 300*time.Microsecond, 150*time.Microsecond
+				r, err := harness.Run(context.Background(), e)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Versions == 0 {
+					t.Fatal("no version")
+				}
+				if _, err := r.Trace.WriteTo(&traces[i]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !bytes.Equal(traces[0].Bytes(), traces[1].Bytes()) {
+				t.Fatal("two runs differ")
+			}
+		})
 	}
 }

@@ -159,6 +159,20 @@ type CostModel struct {
 	// semi-centralized timers, data migration, preemptions or scale-in.
 	// Default 0: every worker has a core of its own.
 	Cores float64
+	// Wakeup, with Cores, is how long a core that has been idle takes
+	// to start a worker: the operating system's delay in running a
+	// thread that slept, long on a machine other processes load. A core
+	// stays awake for a commit's round trip (2·(Latency + MessageCost))
+	// and a few microseconds more after its worker stops (Go's scheduler
+	// spins before it parks the thread, and the coordinator's handling
+	// of the commit runs on it). The worker waits meanwhile. Default 0.
+	Wakeup time.Duration
+	// CommitCPU, with Cores, is the runtime's compute per commit beyond
+	// the points — decoding the release, encoding the commit, the
+	// coordinator's handling of both, the garbage they make — charged
+	// on the shared cores to the worker, before its batch's first
+	// point. Default 0.
+	CommitCPU time.Duration
 }
 
 // Experiment is one run: a workload, its shards, a sync model, a cluster,

@@ -46,6 +46,10 @@ type Profile struct {
 	// goroutines computing at once over one's, as measured (less than
 	// GOMAXPROCS on a machine other processes load).
 	Cores float64 `json:"cores"`
+	// WakeupNS is the mean time a sleeping thread takes to run once a
+	// goroutine is readied for it (CostModel.Wakeup): the operating
+	// system's delay, long on a loaded machine. 0 if not measured.
+	WakeupNS float64 `json:"wakeup_ns,omitempty"`
 	// Workloads are the workloads' per-point costs, one entry per Key.
 	Workloads []WorkloadCost `json:"workloads"`
 	// Transports are the message costs, one entry per Name.
@@ -100,6 +104,10 @@ type WorkloadCost struct {
 	// ApplyEntryNS is the coordinator's time per delta entry merged and
 	// per parameter recomputed by Server.Apply (CostModel.EntryCost).
 	ApplyEntryNS float64 `json:"apply_entry_ns"`
+	// CommitNS is the runtime's compute per commit beyond its points
+	// (CostModel.CommitCPU) in the time of this profile's points: the
+	// median of the samples' CommitNS. 0 if not measured.
+	CommitNS float64 `json:"commit_ns,omitempty"`
 	// Samples are the measurements the fit is made from.
 	Samples []CostSample `json:"samples"`
 }
@@ -121,6 +129,12 @@ type CostSample struct {
 	HighNS  float64 `json:"high_ns"`
 	// ApplyEntryNS is the median Server.Apply time per entry at this size.
 	ApplyEntryNS float64 `json:"apply_entry_ns"`
+	// CommitNS is the runtime's compute per commit beyond its points,
+	// in the time of PointNS: the process's CPU time per commit of real
+	// runs committing one point at a time, over its CPU time per point
+	// (from runs committing Batch points), times PointNS. 0 if not
+	// measured.
+	CommitNS float64 `json:"commit_ns,omitempty"`
 	Batch        int     `json:"batch"`
 	Repeats      int     `json:"repeats"`
 }
@@ -267,29 +281,44 @@ func (w WorkloadCost) PointCost(s WorkloadShape) time.Duration {
 	return max(time.Duration(math.Round(w.InterceptNS+w.SlopeNS*size+w.GroupNS*groups)), 1)
 }
 
-// CostModel returns the cost model of workload s with its messages on
-// transport (a Transports name): PointCost from the workload's fit,
-// EntryCost its apply cost, Bandwidth the transport's, and Cores the
-// profile's (the workers share this machine's cores; set Cores to 0 to
-// model a cluster of machines like this one). Where the runtime's null
-// rounds were measured (RoundNS, WorkerNS), a round of N workers costs
-// what they measured: MessageCost is WorkerNS/2 (the simulator charges
-// it on the coordinator's link for each commit and each release) and
-// Latency RoundNS/2 (one way); otherwise MessageCost is the transport's
-// MessageNS and Latency its one-way latency less that. Latency is at
-// least 1 ns (CostModel reads 0 as its 100 µs default).
+// CostModel returns the cost model of workload s on this machine, its
+// workers sharing its cores as the goroutine runtime's do, with its
+// messages on transport (a Transports name): PointCost from the
+// workload's fit, EntryCost its apply cost, CommitCPU its CommitNS (the
+// runtime's work per commit, computed on the shared cores), Cores and
+// Wakeup the profile's, Bandwidth the transport's, MessageCost its
+// MessageNS and Latency its one-way latency less that (at least 1 ns:
+// CostModel reads 0 as its 100 µs default). ClusterCostModel models a
+// cluster of machines like this one instead.
 func (p *Profile) CostModel(s WorkloadShape, transport string) (CostModel, error) {
-	w, ok := p.Workload(s.Key())
-	if !ok {
-		return CostModel{}, p.errorf("workloads", "no entry %q (have %s)", s.Key(), p.keys())
+	w, t, err := p.entries(s, transport)
+	if err != nil {
+		return CostModel{}, err
 	}
-	t, ok := p.Transport(transport)
-	if !ok {
-		var names []string
-		for _, t := range p.Transports {
-			names = append(names, t.Name)
-		}
-		return CostModel{}, p.errorf("transports", "no entry %q (have %s)", transport, strings.Join(names, ", "))
+	return CostModel{
+		PointCost:   w.PointCost(s),
+		Latency:     max(nanos(t.LatencyNS-t.MessageNS), 1),
+		Bandwidth:   t.Bandwidth,
+		EntryCost:   max(nanos(w.ApplyEntryNS), 1),
+		MessageCost: nanos(t.MessageNS),
+		Cores:       p.Cores,
+		CommitCPU:   nanos(w.CommitNS),
+		Wakeup:      nanos(p.WakeupNS),
+	}, nil
+}
+
+// ClusterCostModel returns the cost model of workload s on a cluster of
+// machines like this one, a core per worker (Cores 0): PointCost,
+// EntryCost and Bandwidth as CostModel gives them. Where the runtime's
+// null rounds were measured (RoundNS, WorkerNS), a round of N workers
+// costs what they measured: MessageCost is WorkerNS/2 (the simulator
+// charges it on the coordinator's link for each commit and each release)
+// and Latency RoundNS/2 (one way); otherwise MessageCost is the
+// transport's MessageNS and Latency its one-way latency less that.
+func (p *Profile) ClusterCostModel(s WorkloadShape, transport string) (CostModel, error) {
+	w, t, err := p.entries(s, transport)
+	if err != nil {
+		return CostModel{}, err
 	}
 	c := CostModel{
 		PointCost:   w.PointCost(s),
@@ -297,12 +326,28 @@ func (p *Profile) CostModel(s WorkloadShape, transport string) (CostModel, error
 		Bandwidth:   t.Bandwidth,
 		EntryCost:   max(nanos(w.ApplyEntryNS), 1),
 		MessageCost: nanos(t.MessageNS),
-		Cores:       p.Cores,
 	}
 	if t.WorkerNS > 0 {
 		c.MessageCost, c.Latency = nanos(t.WorkerNS/2), max(nanos(t.RoundNS/2), 1)
 	}
 	return c, nil
+}
+
+// entries are the profile's entries for workload s and transport.
+func (p *Profile) entries(s WorkloadShape, transport string) (WorkloadCost, TransportCost, error) {
+	w, ok := p.Workload(s.Key())
+	if !ok {
+		return w, TransportCost{}, p.errorf("workloads", "no entry %q (have %s)", s.Key(), p.keys())
+	}
+	t, ok := p.Transport(transport)
+	if !ok {
+		var names []string
+		for _, t := range p.Transports {
+			names = append(names, t.Name)
+		}
+		return w, t, p.errorf("transports", "no entry %q (have %s)", transport, strings.Join(names, ", "))
+	}
+	return w, t, nil
 }
 
 // FromProfile returns m with the fields the profile p measured for
@@ -313,7 +358,8 @@ func (m CostModel) FromProfile(p *Profile, s WorkloadShape, transport string) (C
 	if err != nil {
 		return m, err
 	}
-	m.PointCost, m.Latency, m.Bandwidth, m.EntryCost, m.MessageCost, m.Cores = c.PointCost, c.Latency, c.Bandwidth, c.EntryCost, c.MessageCost, c.Cores
+	m.PointCost, m.Latency, m.Bandwidth, m.EntryCost, m.MessageCost = c.PointCost, c.Latency, c.Bandwidth, c.EntryCost, c.MessageCost
+	m.Cores, m.CommitCPU, m.Wakeup = c.Cores, c.CommitCPU, c.Wakeup
 	return m, nil
 }
 
@@ -417,6 +463,9 @@ func (p *Profile) Validate() error {
 	if !(p.Cores >= 0.001) || p.Cores > maxCores {
 		return p.errorf("cores", "%v: want a number of cores from 0.001 to %d", p.Cores, maxCores)
 	}
+	if err := p.checkNumber("wakeup_ns", p.WakeupNS, false); err != nil {
+		return err
+	}
 	if len(p.Workloads) == 0 && len(p.Transports) == 0 {
 		return p.errorf("workloads", "no workloads and no transports: nothing was measured")
 	}
@@ -433,7 +482,7 @@ func (p *Profile) Validate() error {
 		for _, f := range []struct {
 			name string
 			v    float64
-		}{{"intercept_ns", w.InterceptNS}, {"slope_ns", w.SlopeNS}, {"group_ns", w.GroupNS}, {"apply_entry_ns", w.ApplyEntryNS}} {
+		}{{"intercept_ns", w.InterceptNS}, {"slope_ns", w.SlopeNS}, {"group_ns", w.GroupNS}, {"apply_entry_ns", w.ApplyEntryNS}, {"commit_ns", w.CommitNS}} {
 			if err := p.checkNumber(at+"."+f.name, f.v, f.name == "intercept_ns"); err != nil {
 				return err
 			}

@@ -19,11 +19,11 @@ func testProfile() *harness.Profile {
 	return &harness.Profile{
 		Version: harness.ProfileVersion, Date: "2026-01-02",
 		Machine: harness.Machine{GOOS: "linux", GOARCH: "amd64", CPU: "Test CPU", NumCPU: 2, GOMAXPROCS: 2, Go: "go1.26", Load: 0.5},
-		Cores:   1.5,
+		Cores:   1.5, WakeupNS: 20000,
 		Workloads: []harness.WorkloadCost{
-			{Key: "lr", Size: "dim", InterceptNS: 20, SlopeNS: 1, R2: 0.99, ApplyEntryNS: 10,
-				Samples: []harness.CostSample{{Dim: 16, Size: 16, PointNS: 36, LowNS: 35, HighNS: 40, ApplyEntryNS: 10, Batch: 500, Repeats: 7}}},
-			{Key: "kmeans", Size: "k·dim", Groups: "k", InterceptNS: 5, SlopeNS: 0.5, GroupNS: 2, R2: 0.98, ApplyEntryNS: 4},
+			{Key: "lr", Size: "dim", InterceptNS: 20, SlopeNS: 1, R2: 0.99, ApplyEntryNS: 10, CommitNS: 15000,
+				Samples: []harness.CostSample{{Dim: 16, Size: 16, PointNS: 36, LowNS: 35, HighNS: 40, ApplyEntryNS: 10, CommitNS: 15000, Batch: 500, Repeats: 7}}},
+			{Key: "kmeans", Size: "k·dim", Groups: "k", InterceptNS: 5, SlopeNS: 0.5, GroupNS: 2, R2: 0.98, ApplyEntryNS: 4, CommitNS: 9000},
 		},
 		Transports: []harness.TransportCost{
 			{Name: "inproc", LatencyNS: 1000, Bandwidth: 4e8, MessageNS: 500, RoundNS: 2000, WorkerNS: 12000,
@@ -64,8 +64,9 @@ func TestProfileRoundTrip(t *testing.T) {
 }
 
 // The cost model of a workload: its fit at the shape's size and groups,
-// the apply cost, and the transport's costs (the null rounds' where
-// measured); a cluster model keeps its own cores.
+// the apply cost, the runtime's work per commit, the transport's costs
+// and the machine's cores and wake-up; the cluster model puts the null
+// rounds' costs on the links instead, a core per worker.
 func TestProfileCostModel(t *testing.T) {
 	p := testProfile()
 	c, err := p.CostModel(harness.WorkloadShape{Algo: "kmeans", Dim: 10, K: 4}, "inproc")
@@ -74,18 +75,34 @@ func TestProfileCostModel(t *testing.T) {
 	}
 	want := harness.CostModel{
 		PointCost:   time.Duration(5 + 0.5*40 + 2*4), // intercept + slope·k·dim + group·k
-		Latency:     time.Microsecond,                // round_ns / 2
+		Latency:     500 * time.Nanosecond,           // latency_ns − message_ns
 		Bandwidth:   4e8,
 		EntryCost:   4,
-		MessageCost: 6 * time.Microsecond, // worker_ns / 2
+		MessageCost: 500 * time.Nanosecond,
 		Cores:       1.5,
+		CommitCPU:   9 * time.Microsecond,
+		Wakeup:      20 * time.Microsecond,
 	}
 	if c != want {
 		t.Errorf("CostModel(kmeans k=4 dim=10, inproc) = %+v; want %+v", c, want)
 	}
+	c, err = p.ClusterCostModel(harness.WorkloadShape{Algo: "kmeans", Dim: 10, K: 4}, "inproc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = harness.CostModel{
+		PointCost:   time.Duration(5 + 0.5*40 + 2*4),
+		Latency:     time.Microsecond, // round_ns / 2
+		Bandwidth:   4e8,
+		EntryCost:   4,
+		MessageCost: 6 * time.Microsecond, // worker_ns / 2
+	}
+	if c != want {
+		t.Errorf("ClusterCostModel(kmeans k=4 dim=10, inproc) = %+v; want %+v", c, want)
+	}
 	// Without null rounds: the transport's message cost, and its latency
 	// less that.
-	c, err = p.CostModel(harness.WorkloadShape{Algo: "lr", Dim: 100}, "redis")
+	c, err = p.ClusterCostModel(harness.WorkloadShape{Algo: "lr", Dim: 100}, "redis")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,8 +113,8 @@ func TestProfileCostModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Cores != 1.5 || m.EntryCost != 10 || m.PointCost != 120 {
-		t.Errorf("FromProfile = %+v; want the profile's cores 1.5, entry 10ns, point 120ns", m)
+	if m.Cores != 1.5 || m.EntryCost != 10 || m.PointCost != 120 || m.CommitCPU != 15*time.Microsecond || m.Wakeup != 20*time.Microsecond {
+		t.Errorf("FromProfile = %+v; want the profile's cores 1.5, entry 10ns, point 120ns, commit 15µs, wake-up 20µs", m)
 	}
 	for _, tc := range []struct {
 		shape     harness.WorkloadShape

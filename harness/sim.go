@@ -307,7 +307,7 @@ func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, erro
 		return nil, err
 	}
 	if e.Cost.Cores > 0 {
-		s.cpu = newCPUShare(e.Cost.Cores, len(st.shards))
+		s.cpu = newCPUShare(e.Cost, len(st.shards))
 	}
 	if e.Stragglers.Kind == Tail {
 		s.fifo = &tailFIFO{in: make([]time.Duration, len(st.shards)), out: make([]time.Duration, len(st.shards))}
@@ -742,7 +742,7 @@ func (s *sim) done(ev *simEvent) error {
 		o.Current = o.Speed
 	}
 	sh.stats.Busy += busy
-	sh.stats.Paused += busy - time.Duration(r.k)*s.e.Cost.PointCost
+	sh.stats.Paused += busy - time.Duration(r.k)*s.e.Cost.PointCost - s.e.Cost.CommitCPU
 	sh.stats.Points += int64(r.k)
 	sh.stats.Commits++
 	var seq uint64

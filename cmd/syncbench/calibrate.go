@@ -164,7 +164,8 @@ func calibrate(ctx context.Context, f *calibrateFlags, stderr io.Writer) (*harne
 		fmt.Sprintf("point costs: the goroutine runtime's Busy time per point of one worker, BSP, batches of %d points, over %d MiB of data (at least %d points, at most %d), the median of %d runs of %v", calibrateScale(f.quick).batch, calibrateScale(f.quick).bytes>>20, calibrateScale(f.quick).shard, maxShard, f.repeats, 3*f.minTime),
 		"apply_entry_ns: Delta.Merge of one worker's delta and Server.Apply, per entry merged and parameter recomputed (the simulator's EntryCost)",
 		"transports: latency_ns is half the median round trip of a heartbeat between two goroutines; bandwidth is the inverse slope of the time per message against its size and message_ns a heartbeat's time, messages streamed one way; round_ns and worker_ns fit the real runtime's BSP rounds of workers computing one point per commit",
-		"cores: the points per second of GOMAXPROCS goroutines computing at once over one goroutine's")
+		"cores: the points per second of GOMAXPROCS goroutines computing at once over one goroutine's",
+		"commit_ns: the process's CPU time per commit of real ASP runs of 2·GOMAXPROCS workers committing one point at a time, less a point's, over its CPU time per point (from runs committing a batch), times point_ns; wakeup_ns: the mean delay before a sleeping thread runs a goroutine readied for it")
 	if p.Machine.Load > float64(p.Machine.NumCPU) {
 		p.Notes = append(p.Notes, fmt.Sprintf("the machine was loaded (1-minute load %.2f on %d CPUs): the times are those of a shared machine", p.Machine.Load, p.Machine.NumCPU))
 	}
@@ -173,6 +174,12 @@ func calibrate(ctx context.Context, f *calibrateFlags, stderr io.Writer) (*harne
 		return nil, err
 	}
 	p.Cores = cores
+	var wakes []float64
+	for range f.repeats {
+		wakes = append(wakes, wakeProbe(wakeSamples(f.quick)))
+	}
+	p.WakeupNS, _ = stats.Median(wakes)
+	fmt.Fprintf(stderr, "syncbench calibrate: a sleeping thread takes %.1f µs to run a readied goroutine (median of %d means)\n", p.WakeupNS/1e3, len(wakes))
 	for _, key := range f.keys {
 		w, err := calibrateWorkload(ctx, f, key, stderr)
 		if err != nil {
@@ -472,7 +479,7 @@ func calibrationShape(key string, z calibrationSize, n int, seed uint64) (harnes
 func calibrateWorkload(ctx context.Context, f *calibrateFlags, key string, stderr io.Writer) (harness.WorkloadCost, error) {
 	sc := calibrateScale(f.quick)
 	wc := harness.WorkloadCost{Key: key}
-	var applies []float64
+	var applies, commits []float64
 	for _, z := range calibrationSizes(key, f.quick) {
 		if err := ctx.Err(); err != nil {
 			return wc, err
@@ -489,16 +496,18 @@ func calibrateWorkload(ctx context.Context, f *calibrateFlags, key string, stder
 		s.Dim, s.K, s.Rank, s.Size, s.Groups = sh.Dim, z.k, z.rank, size, groups
 		wc.Samples = append(wc.Samples, s)
 		applies = append(applies, s.ApplyEntryNS)
+		commits = append(commits, s.CommitNS)
 		g := ""
 		if gname != "" {
 			g = fmt.Sprintf(" %s=%g", gname, groups)
 		}
-		fmt.Fprintf(stderr, "syncbench calibrate: %s %s=%g%s: %.1f ns/point (%.1f–%.1f), apply %.2f ns/entry\n", key, unit, size, g, s.PointNS, s.LowNS, s.HighNS, s.ApplyEntryNS)
+		fmt.Fprintf(stderr, "syncbench calibrate: %s %s=%g%s: %.1f ns/point (%.1f–%.1f), apply %.2f ns/entry, %.1f µs per commit\n", key, unit, size, g, s.PointNS, s.LowNS, s.HighNS, s.ApplyEntryNS, s.CommitNS/1e3)
 	}
 	if err := fitWorkload(&wc, key); err != nil {
 		return wc, err
 	}
 	wc.ApplyEntryNS, _ = stats.Median(applies)
+	wc.CommitNS, _ = stats.Median(commits)
 	return wc, nil
 }
 
@@ -637,6 +646,78 @@ func runtimeTimes(ctx context.Context, alg algorithms.Algorithm, seed uint64, sc
 	return out, nil
 }
 
+// wakeSamples is how many wake-ups a wake probe times.
+func wakeSamples(quick bool) int {
+	if quick {
+		return 20
+	}
+	return 200
+}
+
+// runtimeCommit measures the runtime's compute per commit beyond its
+// points, in the time of pointNS (a point's time as runtimeTimes
+// measures it): real ASP runs of 2·GOMAXPROCS workers (every P busy, as
+// in a run of more workers than cores) committing 1 point at a time and
+// sc.batch points at a time, repeats of each in turn, each giving the
+// process's CPU time per commit between its first and last progress
+// report (no setup, no checking of the trace). With C₁ and C_b their
+// medians, a point's CPU time is p = (C_b − C₁)/(b − 1) and a commit's
+// C₁ − p; the result is (C₁ − p)·pointNS/p (0 if the timings leave no
+// positive cost per point, or none per commit).
+func runtimeCommit(ctx context.Context, alg algorithms.Algorithm, seed uint64, sc calibrationScale, repeats int, dur time.Duration, pointNS float64) (float64, error) {
+	workers := min(2*runtime.GOMAXPROCS(0), alg.NumPoints())
+	b := min(sc.batch, alg.NumPoints()/workers)
+	if b < 2 || processCPU() == 0 {
+		return 0, nil
+	}
+	perCommit := func(batch int) (float64, error) {
+		var cpu0, cpu1 time.Duration
+		var v0, v1 consistency.Version
+		reports := 0
+		e := harness.Experiment{Algorithm: alg, Sync: consistency.Spec{Kind: consistency.ASP}, Workers: workers, Batch: batch,
+			Clock: harness.Real, Duration: dur, EvalEvery: dur, Seed: seed,
+			Progress: func(p harness.Progress) {
+				c := processCPU()
+				if reports == 0 {
+					cpu0, v0 = c, p.Version
+				}
+				cpu1, v1 = c, p.Version
+				reports++
+			}}
+		if _, err := harness.Run(ctx, e); err != nil {
+			return 0, err
+		}
+		if v1 <= v0 {
+			return math.NaN(), nil
+		}
+		return float64(cpu1-cpu0) / float64(v1-v0), nil
+	}
+	var ones, batches []float64
+	for range repeats {
+		c1, err := perCommit(1)
+		if err != nil {
+			return 0, err
+		}
+		cb, err := perCommit(b)
+		if err != nil {
+			return 0, err
+		}
+		if !math.IsNaN(c1) && !math.IsNaN(cb) {
+			ones, batches = append(ones, c1), append(batches, cb)
+		}
+	}
+	if len(ones) == 0 {
+		return 0, nil
+	}
+	c1, _ := stats.Median(ones)
+	cb, _ := stats.Median(batches)
+	p := (cb - c1) / float64(b-1)
+	if !(p > 0) || !(c1-p > 0) {
+		return 0, nil
+	}
+	return (c1 - p) * pointNS / p, nil
+}
+
 // workerSetup makes a worker over all of alg's points with θ0 from seed
 // and returns a batch step of sc.batch points computed as the goroutine
 // runtime computes (chunked), the delta it fills and θ0.
@@ -681,6 +762,9 @@ func measureWorkload(spec workload.Spec, sh harness.WorkloadShape, sc calibratio
 	s.PointNS, _ = stats.Median(times)
 	s.LowNS, _ = stats.Min(times)
 	s.HighNS, _ = stats.Max(times)
+	if s.CommitNS, err = runtimeCommit(context.Background(), alg, spec.Seed, sc, min(repeats, 3), 2*minTime, s.PointNS); err != nil {
+		return s, err
+	}
 
 	// Apply: one worker's delta merged and applied, per entry merged and
 	// parameter recomputed, as the simulator's EntryCost counts them.

@@ -30,13 +30,13 @@ import (
 // per iteration, the wait fraction and the time to target.
 //
 // Two predictions per scenario: from the profile alone (calibrated once,
-// at the start or given with -profile), and from probes — a short
-// calibration of the workload's point cost, the cores the run gets and
-// the runtime's null rounds, taken right before and right after each
-// real run, which predict that run — because on a shared machine the
-// cores other processes leave change from second to second. The virtual
-// side is deterministic given the profile and the probes, which the
-// report's CSV lists.
+// at the start or given with -profile), and at the machine's speed
+// during the real runs — the profile's costs scaled by the compute time
+// per point the runs' workers measured (their Busy time, pauses
+// excluded), with the wake-up delay probed right before and after each
+// run — because on a shared machine what the other processes leave
+// changes from second to second. The virtual side is deterministic given
+// the profile and those inputs, which the report's CSV lists.
 
 // fidelityFlags are the flags of `syncbench fidelity`.
 type fidelityFlags struct {
@@ -163,17 +163,16 @@ type fidScenario struct {
 	sync    string
 	// dur is the scenario's run length, chosen by its pilot run.
 	dur time.Duration
-	// real are the real runs; before and after the probes taken before
-	// and after each.
-	real          []*harness.Result
-	before, after []fidProbe
-	gc            []fidGC
-	// preds are the predictions of the real runs, one each, in virtual
-	// time with the costs of the probes around it; profile is the
-	// prediction with the profile's costs alone.
-	preds   []*harness.Result
-	profile *harness.Result
-	// target is 80% of the least improvement of the scenario's runs
+	// real are the real runs, meas what was measured around each.
+	real []*harness.Result
+	meas []fidReal
+	// run is the prediction at the speed the real runs measured (their
+	// median inputs), profile the prediction from the profile alone;
+	// ablated are run's predictions without one of the model's terms
+	// (fidAblations).
+	run, profile *harness.Result
+	ablated      []*harness.Result
+	// target is a share of the least improvement of the scenario's runs
 	// over θ0 (NaN if some run did not improve).
 	initial, target float64
 }
@@ -187,13 +186,21 @@ func (s *fidScenario) name() string {
 	return fmt.Sprintf("%s/%d/%s/%s", s.w.key, s.workers, st, s.sync)
 }
 
-// fidProbe is the machine measured right before a real run.
-type fidProbe struct {
-	PointNS  float64 // the workload's compute time per point
-	Cores    float64 // the capacity GOMAXPROCS goroutines get, in cores
-	RoundNS  float64 // the runtime's null round: RoundNS + WorkerNS·N
-	WorkerNS float64
-	Load     float64 // the 1-minute load average
+// fidReal is what one real run measured besides its Result.
+type fidReal struct {
+	// PointNS is its workers' compute time per point: their Busy time
+	// less their Injected pauses, over their points.
+	PointNS float64
+	// WakeNS is the mean of the wake probes (wakeProbe) right before and
+	// right after it; Load the 1-minute load average then.
+	WakeNS, Load float64
+	// Procs is GOMAXPROCS.
+	Procs int
+	// Wall is harness.Run's time; OS the operating system's counters over
+	// it; GC the garbage collection.
+	Wall time.Duration
+	OS   osStats
+	GC   fidGC
 }
 
 // fidGC is the garbage collection during a real run.
@@ -280,7 +287,7 @@ func (f *fidelityFlags) loadProfile(ctx context.Context, stderr io.Writer) (*har
 	if err := writeProfile(filepath.Join(dir, "profile.json"), p, nil); err != nil {
 		return nil, "", err
 	}
-	fmt.Fprintf(stderr, "syncbench fidelity: calibrated (cores %.2f); the profile is in %s\n", p.Cores, filepath.Join(dir, "profile.json"))
+	fmt.Fprintf(stderr, "syncbench fidelity: calibrated (cores %.2f, wake-up %.1f µs); the profile is in %s\n", p.Cores, p.WakeupNS/1e3, filepath.Join(dir, "profile.json"))
 	return p, "fidelity/profile.json", nil
 }
 
@@ -320,7 +327,7 @@ func (f *fidelityFlags) scenarios() ([]*fidScenario, error) {
 
 // fidSnapshots is how many objective snapshots a run takes (-quick: a
 // tenth: each is a pass over the data).
-const fidSnapshots = 400
+const fidSnapshots = 200
 
 func (f *fidelityFlags) snapshots() int {
 	if f.quick {
@@ -344,7 +351,11 @@ func pilots(ctx context.Context, f *fidelityFlags, prof *harness.Profile, sc []*
 		g.Go(func() error {
 			pilot := *s
 			pilot.dur = f.duration
-			r, err := pilot.virtual(gctx, f, prof, -1)
+			c, err := prof.CostModel(s.w.shape, "inproc")
+			if err != nil {
+				return fmt.Errorf("%s: %v", s.name(), err)
+			}
+			r, err := pilot.virtual(gctx, f, c, "pilot")
 			if err != nil {
 				return err
 			}
@@ -362,23 +373,15 @@ func pilots(ctx context.Context, f *fidelityFlags, prof *harness.Profile, sc []*
 	return g.Wait()
 }
 
-// virtual runs the scenario in virtual time with the profile's costs
-// (rep < 0) or the probes' around real run rep.
-func (s *fidScenario) virtual(ctx context.Context, f *fidelityFlags, prof *harness.Profile, rep int) (*harness.Result, error) {
+// virtual runs the scenario in virtual time with cost model c; kind
+// names the prediction in errors.
+func (s *fidScenario) virtual(ctx context.Context, f *fidelityFlags, c harness.CostModel, kind string) (*harness.Result, error) {
 	cf, err := s.flags(f, "virtual")
 	if err != nil {
 		return nil, err
 	}
-	kind := "profile"
-	c, err := prof.CostModel(s.w.shape, "inproc")
-	if rep >= 0 {
-		kind = fmt.Sprintf("probes of run %d", rep+1)
-		c, err = s.probeCost(prof, rep)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", s.name(), err)
-	}
 	cf.pointCost, cf.latency, cf.bandwidth, cf.entryCost, cf.messageCost, cf.cores = c.PointCost, c.Latency, c.Bandwidth, c.EntryCost, c.MessageCost, c.Cores
+	cf.commitCPU, cf.wakeup = c.CommitCPU, c.Wakeup
 	e, err := cf.experimentFor(ctx, s.w.alg, mustPlan(s.sync))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.name(), err)
@@ -391,17 +394,15 @@ func (s *fidScenario) virtual(ctx context.Context, f *fidelityFlags, prof *harne
 }
 
 // runReal runs every scenario's real runs, repetition by repetition (all
-// scenarios once, then again), each after a probe: a slow minute of the
-// shared machine then touches one repetition of many scenarios rather
-// than every repetition of one.
+// scenarios once, then again), each between two wake probes: a slow
+// minute of the shared machine then touches one repetition of many
+// scenarios rather than every repetition of one.
 func (f *fidelityFlags) runReal(ctx context.Context, sc []*fidScenario, stderr io.Writer) error {
 	total, done := f.reps*len(sc), 0
 	for rep := range f.reps {
 		for _, s := range sc {
-			p, err := f.probe(ctx, s)
-			if err != nil {
-				return fmt.Errorf("%s: probe: %w", s.name(), err)
-			}
+			m := fidReal{Procs: runtime.GOMAXPROCS(0), Load: loadAverage()}
+			wake0 := wakeProbe(f.wakeSamples())
 			cf, err := s.flags(f, "real")
 			if err != nil {
 				return err
@@ -412,26 +413,49 @@ func (f *fidelityFlags) runReal(ctx context.Context, sc []*fidScenario, stderr i
 			}
 			var m0, m1 runtime.MemStats
 			runtime.ReadMemStats(&m0)
-			t0 := time.Now()
+			os0, t0 := readOSStats(), time.Now()
 			r, err := harness.Run(ctx, e)
 			if err != nil {
 				return fmt.Errorf("%s (real, repetition %d): %w", s.name(), rep+1, err)
 			}
+			m.Wall, m.OS = time.Since(t0), readOSStats().sub(os0)
 			runtime.ReadMemStats(&m1)
-			q, err := f.probe(ctx, s)
-			if err != nil {
-				return fmt.Errorf("%s: probe: %w", s.name(), err)
+			m.GC = fidGC{cycles: int(m1.NumGC - m0.NumGC), pause: time.Duration(m1.PauseTotalNs - m0.PauseTotalNs)}
+			m.WakeNS = (wake0 + wakeProbe(f.wakeSamples())) / 2
+			m.Load = (m.Load + loadAverage()) / 2
+			if m.PointNS = computePerPoint(r); !(m.PointNS > 0) {
+				return fmt.Errorf("%s (real, repetition %d): no point computed", s.name(), rep+1)
 			}
-			s.real = append(s.real, r)
-			s.before, s.after = append(s.before, p), append(s.after, q)
-			s.gc = append(s.gc, fidGC{cycles: int(m1.NumGC - m0.NumGC), pause: time.Duration(m1.PauseTotalNs - m0.PauseTotalNs)})
+			s.real, s.meas = append(s.real, r), append(s.meas, m)
 			done++
-			pr := s.probeAt(rep)
-			fmt.Fprintf(stderr, "syncbench fidelity: [%d/%d] %s real #%d: %.1f µs/iteration, wait %.0f%% (probes: %.0f ns/point, %.2f cores) in %.1f s\n",
-				done, total, s.name(), rep+1, perIteration(r).Seconds()*1e6, 100*r.WaitFraction, pr.PointNS, pr.Cores, time.Since(t0).Seconds())
+			fmt.Fprintf(stderr, "syncbench fidelity: [%d/%d] %s real #%d: %.1f µs/iteration, wait %.0f%%, %.0f ns/point, wake-up %.1f µs, in %.1f s\n",
+				done, total, s.name(), rep+1, perIteration(r).Seconds()*1e6, 100*r.WaitFraction, m.PointNS, m.WakeNS/1e3, m.Wall.Seconds())
 		}
 	}
 	return nil
+}
+
+// wakeSamples is how many wake-ups a probe around a real run times.
+func (f *fidelityFlags) wakeSamples() int {
+	if f.quick {
+		return 10
+	}
+	return 100
+}
+
+// computePerPoint is a run's compute time per point: its workers' Busy
+// time less their pauses, over their points.
+func computePerPoint(r *harness.Result) float64 {
+	var busy time.Duration
+	var pts int64
+	for _, w := range r.Workers {
+		busy += w.Busy - w.Paused
+		pts += w.Points
+	}
+	if pts == 0 {
+		return math.NaN()
+	}
+	return float64(busy) / float64(pts)
 }
 
 // mustPlan is parsePlan of an entry check accepted.
@@ -443,102 +467,106 @@ func mustPlan(s string) plan {
 	return p
 }
 
-// probe measures the machine as it is around a real run of s: the
-// capacity of GOMAXPROCS goroutines (three pairs of timings of one and of
-// GOMAXPROCS goroutines computing the workload's batches), the
-// workload's point cost as the runtime computes it (one worker's Busy
-// time per point in a short real run, as calibrate measures it), and the
-// runtime's null rounds at 1, 4 and 16 workers.
-func (f *fidelityFlags) probe(ctx context.Context, s *fidScenario) (fidProbe, error) {
-	sc := calibrateScale(f.quick)
-	span := 30 * time.Millisecond
-	if f.quick {
-		span = 2 * time.Millisecond
+// inputs are the medians over the scenario's real runs of what its
+// prediction at the run's speed takes: the compute time per point and
+// the wake-up delay; and GOMAXPROCS.
+func (s *fidScenario) inputs() (pointNS, wakeNS float64, procs int) {
+	var pts, wakes []float64
+	for _, m := range s.meas {
+		pts, wakes = append(pts, m.PointNS), append(wakes, m.WakeNS)
+		procs = m.Procs
 	}
-	p := fidProbe{Load: loadAverage()}
-	var err error
-	if p.Cores, _, _, _, err = capacityAndCost(s.w.alg, f.seed, sc, span, 3); err != nil {
-		return p, err
-	}
-	times, err := runtimeTimes(ctx, s.w.alg, f.seed, sc, 1, 3*span)
-	if err != nil {
-		return p, err
-	}
-	p.PointNS = times[0]
-	tc := harness.TransportCost{Name: "inproc"}
-	if err := nullRounds(ctx, f.seed, network{}, []int{1, 4, 16}, 3*span, 1, &tc, nil); err != nil {
-		if len(tc.Rounds) == 0 || ctx.Err() != nil {
-			return p, err
-		}
-		// Too noisy for a line (the machine changed during the probe):
-		// the largest round's time per worker, no intercept.
-		last := tc.Rounds[len(tc.Rounds)-1]
-		tc.RoundNS, tc.WorkerNS = 0, last.NS/float64(last.Workers)
-	}
-	p.RoundNS, p.WorkerNS = tc.RoundNS, tc.WorkerNS
-	return p, nil
+	pointNS, _ = stats.Median(pts)
+	wakeNS, _ = stats.Median(wakes)
+	return pointNS, wakeNS, procs
 }
 
-// probeAt is the machine around real run i: the mean of the probes
-// before and after it (a sudden change of load shows in one of them).
-func (s *fidScenario) probeAt(i int) fidProbe {
-	a, b := s.before[i], s.after[i]
-	return fidProbe{PointNS: (a.PointNS + b.PointNS) / 2, Cores: (a.Cores + b.Cores) / 2,
-		RoundNS: (a.RoundNS + b.RoundNS) / 2, WorkerNS: (a.WorkerNS + b.WorkerNS) / 2, Load: (a.Load + b.Load) / 2}
-}
-
-// probeCost is the cost model of the probes around real run i: their
-// point cost, cores and null rounds, with the profile's bandwidth and
-// apply cost.
-func (s *fidScenario) probeCost(prof *harness.Profile, i int) (harness.CostModel, error) {
+// runCost is the cost model at the speed the scenario's real runs
+// measured: the profile's costs scaled by their compute time per point
+// over the profile's (the machine was that much slower or faster than
+// when it was calibrated: the apply, the messages and the runtime's
+// work per commit with it), GOMAXPROCS cores (their per-point time
+// already holds what the other processes left of them) and the wake-up
+// delay the probes found.
+func (s *fidScenario) runCost(prof *harness.Profile) (harness.CostModel, error) {
 	c, err := prof.CostModel(s.w.shape, "inproc")
 	if err != nil {
 		return c, err
 	}
-	p := s.probeAt(i)
-	c.PointCost = max(time.Duration(math.Round(p.PointNS)), 1)
-	c.Cores = max(math.Round(p.Cores*100)/100, 0.01)
-	c.MessageCost, c.Latency = max(time.Duration(math.Round(p.WorkerNS/2)), 0), max(time.Duration(math.Round(p.RoundNS/2)), 1)
+	pointNS, wakeNS, procs := s.inputs()
+	if !(pointNS > 0) || procs < 1 {
+		return c, fmt.Errorf("%s: no real run to take the speed from", s.name())
+	}
+	k := pointNS / float64(c.PointCost)
+	scale := func(d time.Duration) time.Duration { return max(time.Duration(math.Round(float64(d)*k)), 1) }
+	c.PointCost, c.EntryCost, c.Latency = scale(c.PointCost), scale(c.EntryCost), scale(c.Latency)
+	c.MessageCost, c.CommitCPU = time.Duration(math.Round(float64(c.MessageCost)*k)), time.Duration(math.Round(float64(c.CommitCPU)*k))
+	c.Cores, c.Wakeup = float64(procs), time.Duration(math.Round(wakeNS))
 	return c, nil
+}
+
+// fidAblations are the model's terms taken out one at a time from the
+// prediction at the run's speed, to show what each contributes: the
+// shared cores (a core per worker, the runtime's work per commit and
+// the wake-ups with them), the work per commit, the wake-ups.
+var fidAblations = []struct {
+	key, label string
+	edit       func(*harness.CostModel)
+}{
+	{"cores", "without shared cores", func(c *harness.CostModel) { c.Cores, c.CommitCPU, c.Wakeup = 0, 0, 0 }},
+	{"commit", "without the work per commit", func(c *harness.CostModel) { c.CommitCPU = 0 }},
+	{"wakeup", "without wake-ups", func(c *harness.CostModel) { c.Wakeup = 0 }},
 }
 
 // predict runs the virtual predictions of every scenario, GOMAXPROCS at
 // a time (they are deterministic; the real runs are over), and derives
 // the targets.
 func predict(ctx context.Context, f *fidelityFlags, prof *harness.Profile, sc []*fidScenario, stderr io.Writer) error {
+	type job struct {
+		s    *fidScenario
+		kind string
+		c    harness.CostModel
+		to   **harness.Result
+	}
+	var jobs []job
+	for _, s := range sc {
+		pc, err := prof.CostModel(s.w.shape, "inproc")
+		if err != nil {
+			return fmt.Errorf("%s: %v", s.name(), err)
+		}
+		jobs = append(jobs, job{s, "profile", pc, &s.profile})
+		rc, err := s.runCost(prof)
+		if err != nil {
+			return err
+		}
+		jobs = append(jobs, job{s, "run", rc, &s.run})
+		s.ablated = make([]*harness.Result, len(fidAblations))
+		for i, a := range fidAblations {
+			c := rc
+			a.edit(&c)
+			jobs = append(jobs, job{s, a.key, c, &s.ablated[i]})
+		}
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	var mu sync.Mutex
 	done := 0
-	total := 0
-	for _, s := range sc {
-		s.preds = make([]*harness.Result, len(s.before))
-		total += 1 + len(s.before)
-	}
-	for _, s := range sc {
-		for rep := -1; rep < len(s.before); rep++ {
-			g.Go(func() error {
-				r, err := s.virtual(gctx, f, prof, rep)
-				if err != nil {
-					return err
-				}
-				mu.Lock()
-				defer mu.Unlock()
-				kind := "profile"
-				if rep < 0 {
-					s.profile = r
-				} else {
-					s.preds[rep] = r
-					kind = fmt.Sprintf("probes of run %d", rep+1)
-				}
-				done++
-				if stderr != nil {
-					fmt.Fprintf(stderr, "syncbench fidelity: [%d/%d] %s virtual (%s): %.1f µs/iteration, wait %.0f%%\n",
-						done, total, s.name(), kind, perIteration(r).Seconds()*1e6, 100*r.WaitFraction)
-				}
-				return nil
-			})
-		}
+	for _, j := range jobs {
+		g.Go(func() error {
+			r, err := j.s.virtual(gctx, f, j.c, j.kind)
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			*j.to = r
+			done++
+			if stderr != nil {
+				fmt.Fprintf(stderr, "syncbench fidelity: [%d/%d] %s virtual (%s): %.1f µs/iteration, wait %.0f%%\n",
+					done, len(jobs), j.s.name(), j.kind, perIteration(r).Seconds()*1e6, 100*r.WaitFraction)
+			}
+			return nil
+		})
 	}
 	if err := g.Wait(); err != nil {
 		return err
@@ -562,10 +590,11 @@ func (w *fidWork) targetShare() float64 {
 	return 0.95
 }
 
-// runs are the scenario's real runs and predictions.
+// runs are the scenario's real runs and predictions (the ablations
+// left out: they are not predictions the target must suit).
 func (s *fidScenario) runs() []*harness.Result {
 	var out []*harness.Result
-	for _, r := range append(append(slices.Clone(s.real), s.preds...), s.profile) {
+	for _, r := range append(slices.Clone(s.real), s.run, s.profile) {
 		if r != nil {
 			out = append(out, r)
 		}
@@ -653,3 +682,18 @@ func medianOf(runs []*harness.Result, x func(*harness.Result) float64) float64 {
 	}
 	return m
 }
+
+// measMedian is the median of x over the scenario's measurements
+// around its real runs (NaN if none).
+func (s *fidScenario) measMedian(x func(fidReal) float64) float64 {
+	var v []float64
+	for _, m := range s.meas {
+		v = append(v, x(m))
+	}
+	m, err := stats.Median(v)
+	if err != nil {
+		return math.NaN()
+	}
+	return m
+}
+

@@ -49,6 +49,9 @@ var fidMetrics = []fidMetric{
 // target at most this.
 const fidGoal = 0.15
 
+// fidKinds are the predictions the report compares, in its order.
+var fidKinds = []string{"run", "profile"}
+
 // measured is the median of metric m over s's real runs (NaN if a run
 // has none).
 func (s *fidScenario) measured(m fidMetric) float64 {
@@ -64,17 +67,30 @@ func relErr(pred, meas float64) float64 {
 	return pred/meas - 1
 }
 
-// predicted is the prediction of metric m of a kind: "profile" (the
-// profile's run), or "probe" (the median of the runs predicted from the
-// probes around each real run).
-func (s *fidScenario) predicted(m fidMetric, kind string) float64 {
-	if kind == "profile" {
-		if s.profile == nil {
-			return math.NaN()
-		}
-		return m.of(s, s.profile)
+// result is the virtual run of a prediction kind: "run" (at the real
+// runs' speed), "profile", or an ablation's key.
+func (s *fidScenario) result(kind string) *harness.Result {
+	switch kind {
+	case "run":
+		return s.run
+	case "profile":
+		return s.profile
 	}
-	return medianOf(s.preds, func(r *harness.Result) float64 { return m.of(s, r) })
+	for i, a := range fidAblations {
+		if a.key == kind && i < len(s.ablated) {
+			return s.ablated[i]
+		}
+	}
+	return nil
+}
+
+// predicted is metric m of the prediction kind (NaN if none).
+func (s *fidScenario) predicted(m fidMetric, kind string) float64 {
+	r := s.result(kind)
+	if r == nil {
+		return math.NaN()
+	}
+	return m.of(s, r)
 }
 
 // fidErrors are the relative errors of a prediction kind on metric m.
@@ -111,6 +127,22 @@ func summary(errs []float64) (med, worst float64, at, within, n int) {
 	return med, worst, at, within, len(abs)
 }
 
+// signedMedian is the median of the errors that exist (its sign says
+// whether the predictions run fast or slow).
+func signedMedian(errs []float64) float64 {
+	var v []float64
+	for _, e := range errs {
+		if !math.IsNaN(e) {
+			v = append(v, e)
+		}
+	}
+	m, err := stats.Median(v)
+	if err != nil {
+		return math.NaN()
+	}
+	return m
+}
+
 type fidReport struct {
 	markdown
 	f      *fidelityFlags
@@ -135,6 +167,7 @@ func writeFidelityReport(f *fidelityFlags, prof *harness.Profile, source string,
 	r.header()
 	r.summary()
 	r.scenarios()
+	r.machine()
 	r.outliers()
 	r.model()
 	r.method()
@@ -152,6 +185,17 @@ func (r *fidReport) command() string {
 	return cmd
 }
 
+// all is x over every real run of every scenario.
+func (r *fidReport) all(x func(fidReal) float64) []float64 {
+	var v []float64
+	for _, s := range r.sc {
+		for _, m := range s.meas {
+			v = append(v, x(m))
+		}
+	}
+	return v
+}
+
 func (r *fidReport) header() {
 	m := r.prof.Machine
 	r.p("# Fidelity: virtual time against the real runtime\n\n")
@@ -159,57 +203,118 @@ func (r *fidReport) header() {
 	if r.f.quick {
 		r.p("> **-quick**: tiny data, 100 ms runs, one repetition: checks the pipeline, the numbers mean little.\n\n")
 	}
-	var loads []float64
-	for _, s := range r.sc {
-		for i := range s.before {
-			loads = append(loads, s.before[i].Load, s.after[i].Load)
+	loads := r.all(func(m fidReal) float64 { return m.Load })
+	lmed, _ := stats.Median(loads)
+	share := r.all(func(m fidReal) float64 { return cpuShare(m) })
+	smed, _ := stats.Median(share)
+	r.p("**Machine**: %s/%s, %s, %d CPUs (GOMAXPROCS %d), %s. **Wall time**: %s. The machine is shared: its 1-minute load average around the real runs was %s to %s (median %s) on %d CPUs, and the runs' process got %s to %s cores' worth of CPU time (median %s; its CPU time over its wall time).\n\n",
+		m.GOOS, m.GOARCH, m.CPU, m.NumCPU, m.GOMAXPROCS, m.Go, r.wall.Round(time.Second), fidNum(fidMin(loads), 1), fidNum(fidMax(loads), 1), fidNum(lmed, 1), m.NumCPU,
+		fidNum(fidMin(share), 2), fidNum(fidMax(share), 2), fidNum(smed, 2))
+	r.p("Each scenario runs %d time(s) on the **real clock** — goroutine workers and a coordinator over the in-process transport (harness's Real runtime, what `syncbench compare -clock real` runs) — and twice in **virtual time**: ", r.f.reps)
+	r.p("*run*, with the costs of the cost profile `%s` scaled to the speed the real runs measured (their workers' compute time per point, Injected pauses excluded, against the profile's), GOMAXPROCS cores, and the wake-up delay probed right before and after each real run (medians over the repetitions); and *profile*, with the profile's costs alone, as `compare -profile` uses them. ", r.source)
+	r.p("*run* asks whether the model turns the machine's speed into the right iterations, waits and times to target; *profile* whether a calibration taken once predicts runs taken later on a machine whose load changes. The virtual side is deterministic: the same profile and inputs (listed in `fidelity/runs.csv`) give the same predictions.\n\n")
+}
+
+// cpuShare is the cores' worth of CPU time a real run's process got.
+func cpuShare(m fidReal) float64 {
+	if m.Wall <= 0 || m.OS.CPU <= 0 {
+		return math.NaN()
+	}
+	return float64(m.OS.CPU) / float64(m.Wall)
+}
+
+func fidMin(v []float64) float64 {
+	out := math.NaN()
+	for _, x := range v {
+		if !math.IsNaN(x) && (math.IsNaN(out) || x < out) {
+			out = x
 		}
 	}
-	lmed, _ := stats.Median(loads)
-	r.p("**Machine**: %s/%s, %s, %d CPUs (GOMAXPROCS %d), %s. **Wall time**: %s. The machine is shared: its 1-minute load average during the real runs was %.1f to %.1f (median %.1f) on %d CPUs, so other processes took a varying part of its cores.\n\n",
-		m.GOOS, m.GOARCH, m.CPU, m.NumCPU, m.GOMAXPROCS, m.Go, r.wall.Round(time.Second), slices.Min(loads), slices.Max(loads), lmed, m.NumCPU)
-	r.p("Each scenario runs %d time(s) on the **real clock** — goroutine workers and a coordinator over the in-process transport (harness's Real runtime, what `syncbench compare -clock real` runs) — and in **virtual time**: once with the costs of the cost profile `%s` alone (*profile*), and once per real run with the costs of the *probes* around it, a short calibration taken right before and right after the run (the workload's compute time per point, the cores the process gets, the runtime's null rounds). The medians over the repetitions are the measurement and the probes' prediction. ", r.f.reps, r.source)
-	r.p("The virtual side is deterministic: the same profile and probes (listed in `fidelity/runs.csv`) give the same predictions.\n\n")
+	return out
+}
+
+func fidMax(v []float64) float64 {
+	out := math.NaN()
+	for _, x := range v {
+		if !math.IsNaN(x) && (math.IsNaN(out) || x > out) {
+			out = x
+		}
+	}
+	return out
 }
 
 func (r *fidReport) summary() {
 	r.p("## Errors\n\n")
-	r.p("Relative error = predicted / measured − 1, per scenario; the table gives the median and the largest absolute error over the scenarios, and how many are within %.0f%%. The goal: a median error of at most %.0f%% on the time to target.\n\n", 100*fidGoal, 100*fidGoal)
-	rows := [][]string{{"measure", "prediction", "median error", "worst error (scenario)", fmt.Sprintf("within %.0f%%", 100*fidGoal)}}
+	r.p("Relative error = predicted / measured − 1, per scenario; the table gives the median and the largest absolute error over the scenarios, the median signed error (negative: the predictions run fast), and how many are within %.0f%%. The goal: a median error of at most %.0f%% on the time to target.\n\n", 100*fidGoal, 100*fidGoal)
+	rows := [][]string{{"measure", "prediction", "median error", "median signed", "worst error (scenario)", fmt.Sprintf("within %.0f%%", 100*fidGoal)}}
 	for _, m := range fidMetrics {
-		for _, kind := range []string{"probe", "profile"} {
-			med, worst, at, within, n := summary(fidErrors(r.sc, m, kind))
+		for _, kind := range fidKinds {
+			errs := fidErrors(r.sc, m, kind)
+			med, worst, at, within, n := summary(errs)
 			w := "–"
 			if at >= 0 {
 				w = fmt.Sprintf("%.0f%% (%s)", 100*worst, r.sc[at].name())
 			}
-			rows = append(rows, []string{m.label, kind, fidPct(med), w, fmt.Sprintf("%d of %d", within, n)})
+			rows = append(rows, []string{m.label, kind, fidPct(med), fidSigned(signedMedian(errs)), w, fmt.Sprintf("%d of %d", within, n)})
 		}
 	}
 	r.table(rows)
-	med, _, _, _, _ := summary(fidErrors(r.sc, fidMetrics[2], "probe"))
+	ttt := fidMetrics[2]
+	med, _, _, _, _ := summary(fidErrors(r.sc, ttt, "run"))
 	verdict := "meets"
 	if !(med <= fidGoal) {
 		verdict = "misses"
 	}
-	r.p("\nWith the probes' costs the median error on the time to target is %s: the prediction %s the goal. ", fidPct(med), verdict)
-	pmed, _, _, _, _ := summary(fidErrors(r.sc, fidMetrics[2], "profile"))
-	r.p("From the profile alone it is %s: the profile was measured once, and what the other processes on this machine leave changed between then and the runs (the probes found %s cores; the profile %.2f).\n\n", fidPct(pmed), r.coresRange(), r.prof.Cores)
+	r.p("\nAt the runs' speed the median error on the time to target is %s: the prediction %s the goal. ", fidPct(med), verdict)
+	pmed, _, _, _, _ := summary(fidErrors(r.sc, ttt, "profile"))
+	r.p("From the profile alone it is %s: the runs' compute time per point, relative to the profile's, ranged from %s to %s (a loaded machine computes slower, and the load moved between the calibration and the runs).\n\n", fidPct(pmed), fidNum(r.speedRange(fidMin), 2), fidNum(r.speedRange(fidMax), 2))
 	r.p("![predicted against measured](fidelity/fidelity.png)\n\n")
-	r.p("*Predicted against measured, one mark per scenario (colour: sync model; circle: LR, square: K-means; hollow: injected stragglers). Top row: with the probes' costs; bottom row: with the profile's. The solid line is a perfect prediction, the dashed ones ±%.0f%%.*\n\n", 100*fidGoal)
+	r.p("*Predicted against measured, one mark per scenario (colour: sync model; circle: LR, square: K-means; hollow: injected stragglers). Top row: at the runs' speed; bottom row: from the profile alone. The solid line is a perfect prediction, the dashed ones ±%.0f%%.*\n\n", 100*fidGoal)
+	r.p("What each term of the model contributes: the *run* prediction again with one term taken out (the same inputs otherwise).\n\n")
+	rows = [][]string{{"prediction", "time per iteration: median error", "median signed", "time to target: median error", "median signed", fmt.Sprintf("time to target within %.0f%%", 100*fidGoal)}}
+	kinds := append([]string{"run"}, fidAblationKeys()...)
+	labels := append([]string{"run (the full model)"}, fidAblationLabels()...)
+	for i, kind := range kinds {
+		ie := fidErrors(r.sc, fidMetrics[0], kind)
+		te := fidErrors(r.sc, ttt, kind)
+		imed, _, _, _, _ := summary(ie)
+		tmed, _, _, within, n := summary(te)
+		rows = append(rows, []string{labels[i], fidPct(imed), fidSigned(signedMedian(ie)), fidPct(tmed), fidSigned(signedMedian(te)), fmt.Sprintf("%d of %d", within, n)})
+	}
+	r.table(rows)
+	r.p("\n")
 }
 
-func (r *fidReport) coresRange() string {
-	var c []float64
+func fidAblationKeys() []string {
+	var out []string
+	for _, a := range fidAblations {
+		out = append(out, a.key)
+	}
+	return out
+}
+
+func fidAblationLabels() []string {
+	var out []string
+	for _, a := range fidAblations {
+		out = append(out, "run "+a.label)
+	}
+	return out
+}
+
+// speedRange is agg over the scenarios' real runs of their compute time
+// per point over the profile's.
+func (r *fidReport) speedRange(agg func([]float64) float64) float64 {
+	var v []float64
 	for _, s := range r.sc {
-		for i := range s.before {
-			c = append(c, s.before[i].Cores, s.after[i].Cores)
+		c, err := r.prof.CostModel(s.w.shape, "inproc")
+		if err != nil {
+			continue
+		}
+		for _, m := range s.meas {
+			v = append(v, m.PointNS/float64(c.PointCost))
 		}
 	}
-	if len(c) == 0 {
-		return "–"
-	}
-	return fmt.Sprintf("%.2f to %.2f", slices.Min(c), slices.Max(c))
+	return agg(v)
 }
 
 func fidPct(v float64) string {
@@ -227,7 +332,7 @@ func fidSigned(v float64) string {
 }
 
 func fidNum(v float64, prec int) string {
-	if math.IsNaN(v) {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "–"
 	}
 	return strconv.FormatFloat(v, 'f', prec, 64)
@@ -237,7 +342,7 @@ func (r *fidReport) scenarios() {
 	r.p("## Scenarios\n\n")
 	r.p("Workload / workers / stragglers / sync model, and the run length. *Measured* is the median over the real runs; each prediction's error follows it. Stragglers: %s. Batches of 500 points; %d objective snapshots per run (times to target interpolated between them); the target is a share of the least improvement over θ0 among the scenario's runs, 95%% for LR and 99.9%% for K-means (whose first M-step takes 99%% of it).\n\n",
 		"a quarter of the workers (at least one) pause 32 ms after every 1,000 points (FSP §6.1's Injected)", r.f.snapshots())
-	rows := [][]string{{"scenario", "run", "ms/iteration", "probe", "profile", "wait %", "probe", "profile", "ms to target", "probe", "profile"}}
+	rows := [][]string{{"scenario", "run", "ms/iteration", "run", "profile", "wait %", "run", "profile", "ms to target", "run", "profile"}}
 	for _, s := range r.sc {
 		row := []string{s.name(), s.dur.String()}
 		for _, m := range fidMetrics {
@@ -250,7 +355,7 @@ func (r *fidReport) scenarios() {
 			} else if meas >= 10 {
 				prec = 1
 			}
-			row = append(row, fidNum(meas, prec), fidSigned(relErr(s.predicted(m, "probe"), meas)), fidSigned(relErr(s.predicted(m, "profile"), meas)))
+			row = append(row, fidNum(meas, prec), fidSigned(relErr(s.predicted(m, "run"), meas)), fidSigned(relErr(s.predicted(m, "profile"), meas)))
 		}
 		rows = append(rows, row)
 	}
@@ -258,24 +363,70 @@ func (r *fidReport) scenarios() {
 	r.p("\n")
 }
 
-// outliers explains the scenarios whose time to target the probes'
-// prediction misses by more than fidGoal, from what was measured.
+// machine lists what the operating system and the runtime did during
+// each scenario's real runs (medians over the repetitions).
+func (r *fidReport) machine() {
+	r.p("## The machine during the runs\n\n")
+	r.p("Medians over each scenario's real runs. *ns/point*: the workers' compute time per point (Busy less Injected pauses, over points), the speed the *run* prediction takes, with its range over the repetitions; *wake µs*: the wake probes' mean; *CPU*: the cores' worth of CPU time the process got; *queued µs/it*: how long its threads waited in the operating system's run queue per iteration, and *preempted/it* how often the scheduler took a CPU from one of them (Linux `/proc/self/task/*/schedstat` and `status`); *GC/s*: garbage collections per second.\n\n")
+	rows := [][]string{{"scenario", "ns/point", "range", "wake µs", "CPU", "queued µs/it", "preempted/it", "GC/s"}}
+	for _, s := range r.sc {
+		pts := r.scen(s, func(m fidReal) float64 { return m.PointNS })
+		rows = append(rows, []string{s.name(), fidNum(s.measMedian(func(m fidReal) float64 { return m.PointNS }), 0),
+			fmt.Sprintf("%s–%s", fidNum(fidMin(pts), 0), fidNum(fidMax(pts), 0)),
+			fidNum(s.measMedian(func(m fidReal) float64 { return m.WakeNS / 1e3 }), 1),
+			fidNum(s.measMedian(cpuShare), 2),
+			fidNum(s.perIter(func(m fidReal) float64 { return float64(m.OS.RunQueue) / 1e3 }), 0),
+			fidNum(s.perIter(func(m fidReal) float64 { return float64(m.OS.Involuntary) }), 2),
+			fidNum(s.measMedian(func(m fidReal) float64 { return float64(m.GC.cycles) / m.Wall.Seconds() }), 0)})
+	}
+	r.table(rows)
+	r.p("\n")
+}
+
+// scen is x over the scenario's real runs.
+func (r *fidReport) scen(s *fidScenario, x func(fidReal) float64) []float64 {
+	var v []float64
+	for _, m := range s.meas {
+		v = append(v, x(m))
+	}
+	return v
+}
+
+// perIter is the median over the scenario's real runs of x per
+// iteration of the run.
+func (s *fidScenario) perIter(x func(fidReal) float64) float64 {
+	var v []float64
+	for i, m := range s.meas {
+		if it := s.real[i].Iterations; it > 0 {
+			v = append(v, x(m)/it)
+		}
+	}
+	med, err := stats.Median(v)
+	if err != nil {
+		return math.NaN()
+	}
+	return med
+}
+
+// outliers explains the scenarios whose time to target the prediction
+// at the runs' speed misses by more than fidGoal, from what was
+// measured.
 func (r *fidReport) outliers() {
 	r.p("## Outliers\n\n")
 	ttt := fidMetrics[2]
 	var lines []string
 	for _, s := range r.sc {
-		e := relErr(s.predicted(ttt, "probe"), s.measured(ttt))
+		e := relErr(s.predicted(ttt, "run"), s.measured(ttt))
 		if math.IsNaN(e) || math.Abs(e) <= fidGoal {
 			continue
 		}
 		lines = append(lines, fmt.Sprintf("- **%s** (time to target %s): %s.", s.name(), fidSigned(e), strings.Join(r.diagnose(s), "; ")))
 	}
 	if len(lines) == 0 {
-		r.p("No scenario's time to target is off by more than %.0f%% with the probes' costs.\n\n", 100*fidGoal)
+		r.p("No scenario's time to target is off by more than %.0f%% at the runs' speed.\n\n", 100*fidGoal)
 		return
 	}
-	r.p("The scenarios whose time to target the probes' prediction misses by more than %.0f%%, with what the measurements say of each (each item is computed from the runs):\n\n", 100*fidGoal)
+	r.p("The scenarios whose time to target the *run* prediction misses by more than %.0f%%, with what the measurements say of each (every item is computed from the runs):\n\n", 100*fidGoal)
 	r.p("%s\n\n", strings.Join(lines, "\n"))
 }
 
@@ -289,36 +440,36 @@ func (r *fidReport) diagnose(s *fidScenario) []string {
 			times = append(times, v)
 		}
 	}
-	if len(times) > 1 && slices.Min(times) > 0 {
-		if sp := slices.Max(times) / slices.Min(times); sp >= 1.25 {
-			out = append(out, fmt.Sprintf("noise: its %d real runs reached the target between %.1f and %.1f ms (×%.2f)", len(times), slices.Min(times), slices.Max(times), sp))
+	if len(times) > 1 && fidMin(times) > 0 {
+		if sp := fidMax(times) / fidMin(times); sp >= 1.25 {
+			out = append(out, fmt.Sprintf("noise: its %d real runs reached the target between %.1f and %.1f ms (×%.2f)", len(times), fidMin(times), fidMax(times), sp))
 		}
 	}
-	var cores []float64
-	for i := range s.before {
-		cores = append(cores, s.before[i].Cores, s.after[i].Cores)
+	pts := r.scen(s, func(m fidReal) float64 { return m.PointNS })
+	if len(pts) > 1 && fidMin(pts) > 0 && fidMax(pts)/fidMin(pts) >= 1.25 {
+		out = append(out, fmt.Sprintf("the machine's speed changed between its runs (%.0f to %.0f ns per point)", fidMin(pts), fidMax(pts)))
 	}
-	if len(cores) > 1 && slices.Min(cores) > 0 && slices.Max(cores)/slices.Min(cores) >= 1.3 {
-		out = append(out, fmt.Sprintf("the cores the probes found changed around its runs (%.2f to %.2f)", slices.Min(cores), slices.Max(cores)))
-	}
-	if ie := relErr(s.predicted(it, "probe"), s.measured(it)); !math.IsNaN(ie) && math.Abs(ie) > fidGoal {
-		out = append(out, fmt.Sprintf("the time per iteration is off too (%s: %.3f ms predicted, %.3f measured)", fidSigned(ie), s.predicted(it, "probe"), s.measured(it)))
+	if ie := relErr(s.predicted(it, "run"), s.measured(it)); !math.IsNaN(ie) && math.Abs(ie) > fidGoal {
+		out = append(out, fmt.Sprintf("the time per iteration is off too (%s: %.3f ms predicted, %.3f measured)", fidSigned(ie), s.predicted(it, "run"), s.measured(it)))
 	} else if !math.IsNaN(ie) {
 		out = append(out, fmt.Sprintf("the time per iteration is right (%s), so the gap is in how far each iteration gets: the real runs %s", fidSigned(ie), r.progressNote(s)))
 	}
-	if we := s.measured(wait) - s.predicted(wait, "probe"); math.Abs(we) > 10 {
-		out = append(out, fmt.Sprintf("the wait fraction is %.0f%% measured, %.0f%% predicted", s.measured(wait), s.predicted(wait, "probe")))
+	if we := s.measured(wait) - s.predicted(wait, "run"); math.Abs(we) > 10 {
+		out = append(out, fmt.Sprintf("the wait fraction is %.0f%% measured, %.0f%% predicted", s.measured(wait), s.predicted(wait, "run")))
 	}
 	iters := s.measured(ttt) / s.measured(it)
 	if !math.IsNaN(iters) && iters < 10 {
 		out = append(out, fmt.Sprintf("the target is reached in %.1f iterations, so one iteration more or less is %.0f%%", iters, 100/iters))
 	}
+	if q, per := s.perIter(func(m fidReal) float64 { return float64(m.OS.RunQueue) }), s.measured(it)*1e6; q > 0 && per > 0 && q/per >= 0.2 {
+		pre := s.perIter(func(m fidReal) float64 { return float64(m.OS.Involuntary) })
+		out = append(out, fmt.Sprintf("the operating system kept its threads waiting for a CPU %.0f µs per iteration (%.0f%% of an iteration's time, summed over threads) and took a CPU from them %.2f times per iteration: the model has the machine's mean speed, not when the other processes take it", q/1e3, 100*q/per, pre))
+	}
 	var gcs, pauses []float64
-	for i, g := range s.gc {
-		d := s.real[i].Duration.Seconds()
-		if d > 0 {
-			gcs = append(gcs, float64(g.cycles)/d)
-			pauses = append(pauses, g.pause.Seconds()/d)
+	for _, m := range s.meas {
+		if d := m.Wall.Seconds(); d > 0 {
+			gcs = append(gcs, float64(m.GC.cycles)/d)
+			pauses = append(pauses, m.GC.pause.Seconds()/d)
 		}
 	}
 	if gm, _ := stats.Median(gcs); gm > 0 {
@@ -331,7 +482,7 @@ func (r *fidReport) diagnose(s *fidScenario) []string {
 	return out
 }
 
-// progressNote compares the points processed per iteration, real and
+// progressNote compares the points applied per server version, real and
 // predicted: what asynchronous models make of the same time.
 func (r *fidReport) progressNote(s *fidScenario) string {
 	pts := func(res *harness.Result) float64 {
@@ -340,37 +491,56 @@ func (r *fidReport) progressNote(s *fidScenario) string {
 		}
 		return float64(res.Curve[len(res.Curve)-1].Points) / float64(res.Versions)
 	}
-	return fmt.Sprintf("applied %.0f points per server version, the predictions %.0f", s.realMedian(pts), medianOf(s.preds, pts))
+	pred := math.NaN()
+	if s.run != nil {
+		pred = pts(s.run)
+	}
+	return fmt.Sprintf("applied %s points per server version, the prediction %s", fidNum(s.realMedian(pts), 0), fidNum(pred, 0))
 }
 
 func (r *fidReport) model() {
-	r.p("## What the model learned from this\n\n")
-	r.p("The simulator's cost model had a compute time per point, a message latency and bandwidth, and an apply time per entry; every worker had a core of its own. Against the real runtime on this machine it missed two first-order effects, now in `harness.CostModel`:\n\n")
-	r.p("- **Cores** (`CostModel.Cores`, `harness/cores.go`): goroutine workers share GOMAXPROCS threads. The simulator now queues a worker with points to compute for a free core, first come first served, and preempts it after 10 ms when others wait (Go's scheduler), so a round of N batches on C cores takes N/C batch times and each worker's turn counts as waiting, as the real runtime measures it. A shared machine gives fractional cores: ⌈C⌉ cores computing C cores' worth (the operating system's fair share), one worker alone still at full speed. Before, every worker computed in parallel at full speed: 16 workers' batches took one batch time instead of 16/C. Unset (the default), the simulator is byte-identical to before.\n")
-	r.p("- **The runtime's per-message cost** (`CostModel.MessageCost`): each commit, its acknowledgement and each release cost the real coordinator and workers decoding, validating, the model's step, the trace, wake-ups and garbage collection — %s µs per worker per round on this machine (the profile's null rounds), against the transport's own %s µs per message. The simulator charges it on the coordinator's links per message, so a BSP round of N workers costs N times it, as the null rounds measured.\n\n",
-		r.runtimeCost(), r.transportCost())
-	r.p("Still outside the model, and visible in the outliers: the coordinator's CPU is not on the shared cores — putting its messages and applies there too was tried and made the 16-worker predictions 20–50%% too slow, because the null rounds' per-worker cost already holds the coordinator's share; the workers' own decoding and encoding are charged to the coordinator's links; the workers' compute slows as more of them take turns on a core (their shards leave the caches: a worker computes a point in about 90 ns alone and 110 to 145 ns among 16, which the profile's one-worker measurement does not see); and the cores other processes leave change while a run lasts, which the probes see only before and after it.\n\n")
+	r.p("## The model\n\n")
+	r.p("The simulator's cost model had a compute time per point, a message latency and bandwidth, and an apply time per entry, and every worker had a core of its own. Against the goroutine runtime on a machine of %d cores the model now also has (`harness.CostModel`, `harness/cores.go`):\n\n", r.prof.Machine.GOMAXPROCS)
+	r.p("- **Cores** (`Cores`): the workers share the cores as goroutines share GOMAXPROCS threads: a worker with points to compute waits for a free core, first come first served, and is preempted after 10 ms when others wait (Go's scheduler), so a round of N batches on C cores takes N/C batch times and each worker's turn counts as waiting, as the real runtime measures it.\n")
+	r.p("- **The runtime's work per commit** (`CommitCPU`): decoding a release, encoding a commit, the coordinator's handling of both and the garbage they make, computed on the shared cores before each batch's points. The profile measured it as %s (the process's CPU time per commit of runs committing one point at a time, in units of the profile's compute time per point).\n", r.commitLine())
+	r.p("- **Wake-ups** (`Wakeup`): a core idle for longer than a commit's round trip has gone to sleep, and starting a worker on it waits for the operating system to run its thread: %s in the profile, %s to %s µs in the probes around the real runs. A worker goes back to the core it ran on (the coordinator's release readies it on the P its commit woke).\n\n",
+		r.wakeLine(), fidNum(fidMin(r.all(func(m fidReal) float64 { return m.WakeNS / 1e3 })), 1), fidNum(fidMax(r.all(func(m fidReal) float64 { return m.WakeNS / 1e3 })), 1))
+	r.p("Unset, each is 0 and the simulator is what it was. The table under *Errors* shows what each contributes to the predictions here.\n\n")
 }
 
-func (r *fidReport) runtimeCost() string {
-	if t, ok := r.prof.Transport("inproc"); ok && t.WorkerNS > 0 {
-		return fmt.Sprintf("%.1f", t.WorkerNS/1e3)
+func (r *fidReport) commitLine() string {
+	var parts []string
+	for _, key := range r.f.works {
+		for _, s := range r.sc {
+			if s.w.key != key {
+				continue
+			}
+			c, err := r.prof.CostModel(s.w.shape, "inproc")
+			if err == nil && c.PointCost > 0 {
+				parts = append(parts, fmt.Sprintf("%v per commit for %s (%.0f points' worth)", c.CommitCPU.Round(100*time.Nanosecond), s.w.label, float64(c.CommitCPU)/float64(c.PointCost)))
+			}
+			break
+		}
 	}
-	return "–"
+	if len(parts) == 0 {
+		return "–"
+	}
+	return strings.Join(parts, ", ")
 }
 
-func (r *fidReport) transportCost() string {
-	if t, ok := r.prof.Transport("inproc"); ok {
-		return fmt.Sprintf("%.2f", t.MessageNS/1e3)
+func (r *fidReport) wakeLine() string {
+	if r.prof.WakeupNS <= 0 {
+		return "not measured"
 	}
-	return "–"
+	return fmt.Sprintf("%.1f µs", r.prof.WakeupNS/1e3)
 }
 
 func (r *fidReport) method() {
 	r.p("## Method\n\n")
 	r.p("- **Workloads**: LR — logistic regression with Adam (learning rate 0.005) on `synthetic:logistic`, 100 features; K-means — 16 clusters of `synthetic:blobs`-style Gaussian blobs (spread 10), 27 features, incremental EM. %s.\n", r.sizes())
-	r.p("- **Runs**: every run is what `syncbench compare` runs with `-workers N -stragglers S -sync MODEL -batch 500 -duration D -eval-every D/%d -seed %d` and `-clock real` or `-clock virtual` (the virtual runs with the cost model set from the profile or the probes, as `-profile` sets it). D is 4 times the time to target of a virtual pilot run from the profile, between %v and %v (a start, or a moment of the machine's load, weighs on a shorter run). The real runs go repetition by repetition (every scenario once, then again), so a slow minute of the shared machine touches one repetition of many scenarios.\n", r.f.snapshots(), r.f.seed, r.f.duration/4, r.f.duration)
-	r.p("- **Probes**, before and after each real run: three pairs of 30 ms timings of one and of %d goroutines computing the workload's 500-point batches (`Worker.Process`), whose median ratio is the capacity in cores; the workload's compute time per point as the runtime computes it (a 90 ms real run of one worker over the scenario's data, its Busy time per point, as `calibrate` measures it); and the runtime's null BSP rounds at 1, 4 and 16 workers fitted by a line (its intercept and per-worker cost). The run's prediction takes the two probes' means.\n", r.prof.Machine.GOMAXPROCS)
+	r.p("- **Runs**: every run is what `syncbench compare` runs with `-workers N -stragglers S -sync MODEL -batch 500 -duration D -eval-every D/%d -seed %d` and `-clock real` or `-clock virtual` (the virtual runs with the cost model set from the profile, or from the profile and the real runs' inputs). D is 4 times the time to target of a virtual pilot run from the profile, between %v and %v (a start, or a moment of the machine's load, weighs on a shorter run). The real runs go repetition by repetition (every scenario once, then again), so a slow minute of the shared machine touches one repetition of many scenarios.\n", r.f.snapshots(), r.f.seed, r.f.duration/4, r.f.duration)
+	r.p("- **Around each real run**: a wake probe right before and right after it (%d times, a goroutine locked to its thread sleeps 200 µs and sends the time to another whose thread sleeps in the receive; the mean delay), the process's CPU time (`getrusage`), its threads' run-queue time and context switches (Linux `/proc`) and the garbage collector's cycles and pauses.\n", r.f.wakeSamples())
+	r.p("- **The prediction at the runs' speed**: the profile's cost model for the workload (`Profile.CostModel`) with every time — compute per point, apply per entry, message latency and cost, work per commit — scaled by the real runs' median compute time per point over the profile's, %d cores (GOMAXPROCS: the compute time per point already holds what the other processes left of them), and the probes' median wake-up delay.\n", r.prof.Machine.GOMAXPROCS)
 	r.p("- **Measures**: time per iteration = run length / mean commits per worker; wait fraction = `Result.WaitFraction` (from a commit to the next release, the worker's own clock on the real runtime); time to target = the first crossing of the target, interpolated between snapshots.\n")
 	r.p("- **The profile** (`%s`): %s.\n\n", r.source, r.profileLine())
 }
@@ -397,15 +567,15 @@ func (r *fidReport) profileLine() string {
 			}
 			c, err := r.prof.CostModel(s.w.shape, "inproc")
 			if err == nil {
-				parts = append(parts, fmt.Sprintf("%s %v per point, %v per apply entry", s.w.label, c.PointCost, c.EntryCost))
+				parts = append(parts, fmt.Sprintf("%s %v per point, %v per apply entry, %v per commit", s.w.label, c.PointCost, c.EntryCost, c.CommitCPU.Round(100*time.Nanosecond)))
 			}
 			break
 		}
 	}
 	if t, ok := r.prof.Transport("inproc"); ok {
-		parts = append(parts, fmt.Sprintf("in-process messages %.1f µs one way, %.0f MB/s, null rounds %.1f µs + %.1f µs per worker", t.LatencyNS/1e3, t.Bandwidth/1e6, t.RoundNS/1e3, t.WorkerNS/1e3))
+		parts = append(parts, fmt.Sprintf("in-process messages %.1f µs one way, %.2f µs each, %.0f MB/s", t.LatencyNS/1e3, t.MessageNS/1e3, t.Bandwidth/1e6))
 	}
-	parts = append(parts, fmt.Sprintf("%.2f cores", r.prof.Cores))
+	parts = append(parts, fmt.Sprintf("%.2f cores, a wake-up %s", r.prof.Cores, r.wakeLine()))
 	return strings.Join(parts, "; ")
 }
 
@@ -413,7 +583,7 @@ func (r *fidReport) profileLine() string {
 // column per measure.
 func (r *fidReport) plot(path string) error {
 	var rows [][]*plot.Plot
-	for _, kind := range []string{"probe", "profile"} {
+	for _, kind := range fidKinds {
 		var row []*plot.Plot
 		for _, m := range fidMetrics {
 			p, err := r.panel(m, kind)
@@ -506,10 +676,10 @@ func (r *fidReport) panel(m fidMetric, kind string) (*plot.Plot, error) {
 }
 
 // writeFidelityCSV writes a row per run: the scenario, the run (real #i,
-// its prediction from the probes around it, the profile's prediction),
-// its measures, the probes' means (for the real runs and their
-// predictions) and the real runs' garbage collection. withReal false
-// writes the predictions only.
+// the prediction at the runs' speed, the profile's, the ablations), its
+// measures, and for the real runs what was measured around them; the
+// predictions at the runs' speed list the medians they took. withReal
+// false writes the predictions only.
 func writeFidelityCSV(path string, sc []*fidScenario, withReal bool) error {
 	fh, err := os.Create(path)
 	if err != nil {
@@ -517,36 +687,35 @@ func writeFidelityCSV(path string, sc []*fidScenario, withReal bool) error {
 	}
 	w := csv.NewWriter(fh)
 	w.Write([]string{"workload", "workers", "stragglers", "sync", "run", "per_iteration_ms", "wait_fraction", "time_to_target_ms", "final", "versions", "iterations",
-		"probe_point_ns", "probe_cores", "probe_round_ns", "probe_worker_ns", "load", "gc_cycles", "gc_pause_ms", "target"})
+		"point_ns", "wake_ns", "procs", "load", "cpu_s", "wall_s", "runqueue_ms", "involuntary", "voluntary", "gc_cycles", "gc_pause_ms", "target"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
 	for _, s := range sc {
-		emit := func(run string, r *harness.Result, p *fidProbe, g *fidGC) {
+		emit := func(run string, r *harness.Result, in []string) {
 			row := []string{s.w.key, strconv.Itoa(s.workers), strconv.FormatBool(s.strag), s.sync, run,
 				f(perIteration(r).Seconds() * 1e3), f(r.WaitFraction), f(fidMetrics[2].of(s, r)), f(r.Final), strconv.FormatUint(uint64(r.Versions), 10), f(r.Iterations)}
-			switch {
-			case p != nil && g != nil:
-				row = append(row, f(p.PointNS), f(p.Cores), f(p.RoundNS), f(p.WorkerNS), f(p.Load), strconv.Itoa(g.cycles), f(g.pause.Seconds()*1e3))
-			case p != nil:
-				row = append(row, f(p.PointNS), f(p.Cores), f(p.RoundNS), f(p.WorkerNS), f(p.Load), "", "")
-			default:
-				row = append(row, "", "", "", "", "", "", "")
+			for len(in) < 11 {
+				in = append(in, "")
 			}
-			w.Write(append(row, f(s.target)))
+			w.Write(append(append(row, in...), f(s.target)))
 		}
 		if withReal {
 			for i, r := range s.real {
-				p := s.probeAt(i)
-				emit(fmt.Sprintf("real#%d", i+1), r, &p, &s.gc[i])
+				m := s.meas[i]
+				emit(fmt.Sprintf("real#%d", i+1), r, []string{f(m.PointNS), f(m.WakeNS), strconv.Itoa(m.Procs), f(m.Load), f(m.OS.CPU.Seconds()), f(m.Wall.Seconds()),
+					f(float64(m.OS.RunQueue) / 1e6), strconv.FormatInt(m.OS.Involuntary, 10), strconv.FormatInt(m.OS.Voluntary, 10), strconv.Itoa(m.GC.cycles), f(m.GC.pause.Seconds() * 1e3)})
 			}
 		}
-		for i, r := range s.preds {
-			if r != nil {
-				p := s.probeAt(i)
-				emit(fmt.Sprintf("virtual-probes#%d", i+1), r, &p, nil)
+		pointNS, wakeNS, procs := s.inputs()
+		for _, kind := range append(slices.Clone(fidKinds), fidAblationKeys()...) {
+			r := s.result(kind)
+			if r == nil {
+				continue
 			}
-		}
-		if s.profile != nil {
-			emit("virtual-profile", s.profile, nil, nil)
+			var in []string
+			if kind != "profile" {
+				in = []string{f(pointNS), f(wakeNS), strconv.Itoa(procs)}
+			}
+			emit("virtual-"+kind, r, in)
 		}
 	}
 	w.Flush()

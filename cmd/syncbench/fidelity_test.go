@@ -7,8 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/syncmodels/syncmodels/harness"
 )
@@ -49,10 +51,8 @@ func TestFidelityVirtualDeterministic(t *testing.T) {
 			t.Fatal(err)
 		}
 		for j, s := range sc {
-			// Probes as a real run would have taken them, differing by
-			// scenario.
-			s.before = []fidProbe{{PointNS: 90 + float64(j), Cores: 1.25, RoundNS: 3000, WorkerNS: 11000, Load: 1}}
-			s.after = []fidProbe{{PointNS: 100, Cores: 1.75, RoundNS: 1000, WorkerNS: 13000, Load: 2}}
+			// What real runs would have measured, differing by scenario.
+			s.meas = []fidReal{{PointNS: 90 + float64(j), WakeNS: 20000, Procs: 2}, {PointNS: 120, WakeNS: 40000, Procs: 2}}
 		}
 		if err := predict(context.Background(), f, prof, sc, nil); err != nil {
 			t.Fatal(err)
@@ -64,13 +64,22 @@ func TestFidelityVirtualDeterministic(t *testing.T) {
 		if csvs[i], err = os.ReadFile(path); err != nil {
 			t.Fatal(err)
 		}
-		if n := bytes.Count(csvs[i], []byte("\n")); n != 1+2*len(sc) {
-			t.Fatalf("%d CSV lines for %d scenarios; want a header and 2 per scenario", n, len(sc))
+		if n := bytes.Count(csvs[i], []byte("\n")); n != 1+(2+len(fidAblations))*len(sc) {
+			t.Fatalf("%d CSV lines for %d scenarios; want a header and %d per scenario", n, len(sc), 2+len(fidAblations))
 		}
 		for _, s := range sc {
-			if len(s.preds) != 1 || s.preds[0] == nil || s.profile == nil || s.dur <= 0 {
-				t.Fatalf("%s: predictions %v %v, run length %v", s.name(), s.preds, s.profile != nil, s.dur)
+			if s.run == nil || s.profile == nil || slices.Contains(s.ablated, nil) || s.dur <= 0 {
+				t.Fatalf("%s: predictions %v %v %v, run length %v", s.name(), s.run != nil, s.profile != nil, s.ablated, s.dur)
 			}
+		}
+		// The prediction at the runs' speed takes their median compute
+		// time per point and wake-up, and GOMAXPROCS cores.
+		c, err := sc[0].runCost(prof)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.PointCost != 105*time.Nanosecond || c.Wakeup != 30*time.Microsecond || c.Cores != 2 {
+			t.Errorf("%s: cost model %+v; want point 105ns, wake-up 30µs, 2 cores", sc[0].name(), c)
 		}
 	}
 	if !bytes.Equal(csvs[0], csvs[1]) {
@@ -95,8 +104,8 @@ func TestFidelityQuick(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"# Fidelity: virtual time against the real runtime", "**-quick**", "**Machine**", "**Wall time**",
-		"## Errors", "| time to target | probe |", "| time per iteration | profile |", "(fidelity/fidelity.png)",
-		"## Scenarios", "| lr/4/none/bsp |", "| lr/4/injected/asp |", "## Outliers", "## What the model learned from this", "## Method"} {
+		"## Errors", "| time to target | run |", "| time per iteration | profile |", "(fidelity/fidelity.png)", "| run without the work per commit |",
+		"## Scenarios", "| lr/4/none/bsp |", "| lr/4/injected/asp |", "## The machine during the runs", "## Outliers", "## The model", "## Method"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("fidelity.md lacks %q", want)
 		}
@@ -110,10 +119,10 @@ func TestFidelityQuick(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 4 scenarios (2 models × with and without stragglers), one real run
-	// and two predictions each.
-	if n := bytes.Count(csv, []byte("\n")); n != 1+4*3 {
-		t.Errorf("runs.csv has %d lines; want 13", n)
+	// 4 scenarios (2 models × with and without stragglers), one real run,
+	// two predictions and the ablations each.
+	if want := 1 + 4*(3+len(fidAblations)); bytes.Count(csv, []byte("\n")) != want {
+		t.Errorf("runs.csv has %d lines; want %d", bytes.Count(csv, []byte("\n")), want)
 	}
 	if st, err := os.Stat(filepath.Join(dir, "fidelity", "fidelity.png")); err != nil || st.Size() == 0 {
 		t.Errorf("fidelity.png: %v", err)

@@ -19,9 +19,10 @@ type profileFlags struct {
 	cores       float64
 	profile     *harness.Profile
 	// The cost model's fields beyond -point-cost, -latency, -bandwidth:
-	// the apply's time per entry and the per-message time (0: the
-	// harness's defaults), as the profile sets them.
-	entryCost, messageCost time.Duration
+	// the apply's time per entry, the per-message time, the runtime's
+	// work per commit and a core's wake-up (0: the harness's defaults),
+	// as the profile sets them.
+	entryCost, messageCost, commitCPU, wakeup time.Duration
 	// applied is the cost model the profile gave for the loaded workload.
 	applied *harness.CostModel
 }
@@ -76,7 +77,13 @@ func (f *compareFlags) applyProfile(d *data) error {
 		return nil
 	}
 	set := setFlags(f.fs)
-	c, err := f.profile.CostModel(f.shape(d), f.transport)
+	// -cores 0: a cluster of machines like the profile's, a core per
+	// worker; else the machine itself, its cores shared.
+	costModel := f.profile.CostModel
+	if f.cores == 0 {
+		costModel = f.profile.ClusterCostModel
+	}
+	c, err := costModel(f.shape(d), f.transport)
 	if err != nil {
 		return fmt.Errorf("-profile: %v", err)
 	}
@@ -89,7 +96,7 @@ func (f *compareFlags) applyProfile(d *data) error {
 	if !set["bandwidth"] {
 		f.bandwidth = c.Bandwidth
 	}
-	f.entryCost, f.messageCost = c.EntryCost, c.MessageCost
+	f.entryCost, f.messageCost, f.commitCPU, f.wakeup = c.EntryCost, c.MessageCost, c.CommitCPU, c.Wakeup
 	if f.cores < 0 {
 		f.cores = c.Cores
 	}
@@ -100,7 +107,7 @@ func (f *compareFlags) applyProfile(d *data) error {
 // costModel is the cost model of the runs.
 func (f *compareFlags) costModel() harness.CostModel {
 	return harness.CostModel{PointCost: f.pointCost, Latency: f.latency, Bandwidth: f.bandwidth,
-		EntryCost: f.entryCost, MessageCost: f.messageCost, Cores: max(f.cores, 0)}
+		EntryCost: f.entryCost, MessageCost: f.messageCost, Cores: max(f.cores, 0), CommitCPU: f.commitCPU, Wakeup: f.wakeup}
 }
 
 // profileLine describes the profile for the table, "" without one.
@@ -112,8 +119,12 @@ func (f *compareFlags) profileLine() string {
 		return ""
 	}
 	m := f.profile.Machine
-	return fmt.Sprintf("cost profile %s (measured %s on %s, %s/%s): point cost %v, apply %v per entry, %s messages %v latency, %v each and %s/s; the workers share %.3g cores\n",
-		f.profilePath, f.profile.Date, m.CPU, m.GOOS, m.GOARCH, f.pointCost, f.entryCost, f.transport, f.latency, f.messageCost, formatBytes(int64(f.bandwidth)), max(f.cores, 0))
+	share := "a core per worker"
+	if f.cores > 0 {
+		share = fmt.Sprintf("the workers share %.3g cores, %v of runtime work per commit on them, a core waking in %v", f.cores, f.commitCPU, f.wakeup)
+	}
+	return fmt.Sprintf("cost profile %s (measured %s on %s, %s/%s): point cost %v, apply %v per entry, %s messages %v latency, %v each and %s/s; %s\n",
+		f.profilePath, f.profile.Date, m.CPU, m.GOOS, m.GOARCH, f.pointCost, f.entryCost, f.transport, f.latency, f.messageCost, formatBytes(int64(f.bandwidth)), share)
 }
 
 // profileJSON names the profile in compare's JSON.
@@ -124,6 +135,8 @@ type profileJSON struct {
 	Transport string  `json:"transport"`
 	EntryS    float64 `json:"entry_cost_s"`
 	MessageS  float64 `json:"message_cost_s"`
+	CommitS   float64 `json:"commit_cpu_s,omitempty"`
+	WakeupS   float64 `json:"wakeup_s,omitempty"`
 }
 
 func (f *compareFlags) profileJSON() *profileJSON {
@@ -131,5 +144,5 @@ func (f *compareFlags) profileJSON() *profileJSON {
 		return nil
 	}
 	return &profileJSON{File: f.profilePath, Date: f.profile.Date, CPU: f.profile.Machine.CPU, Transport: f.transport,
-		EntryS: f.entryCost.Seconds(), MessageS: f.messageCost.Seconds()}
+		EntryS: f.entryCost.Seconds(), MessageS: f.messageCost.Seconds(), CommitS: f.commitCPU.Seconds(), WakeupS: f.wakeup.Seconds()}
 }

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/montanaflynn/stats"
+)
+
+// What the operating system did to this process, for calibrate and
+// fidelity: its CPU time, and (Linux) how long its threads waited for a
+// CPU and how often the scheduler took one away.
+
+// osStats are this process's counters at one moment.
+type osStats struct {
+	// CPU is the process's user and system time (0 where unknown).
+	CPU time.Duration
+	// RunQueue is the time its threads spent runnable but waiting for a
+	// CPU, Slices the times they were put on one, Voluntary and
+	// Involuntary their context switches: sleeps and preemptions
+	// (Linux: /proc/self/task/*/schedstat and status; 0 elsewhere).
+	// Threads that exited are not counted (Go rarely ends one).
+	RunQueue                      time.Duration
+	Slices, Voluntary, Involuntary int64
+}
+
+// readOSStats reads the counters now.
+func readOSStats() osStats {
+	s := osStats{CPU: processCPU()}
+	tasks, _ := filepath.Glob("/proc/self/task/*")
+	for _, t := range tasks {
+		if b, err := os.ReadFile(filepath.Join(t, "schedstat")); err == nil {
+			if f := strings.Fields(string(b)); len(f) >= 3 {
+				q, _ := strconv.ParseInt(f[1], 10, 64)
+				n, _ := strconv.ParseInt(f[2], 10, 64)
+				s.RunQueue += time.Duration(q)
+				s.Slices += n
+			}
+		}
+		if b, err := os.ReadFile(filepath.Join(t, "status")); err == nil {
+			for line := range strings.SplitSeq(string(b), "\n") {
+				k, v, ok := strings.Cut(line, ":")
+				if !ok {
+					continue
+				}
+				n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+				switch k {
+				case "voluntary_ctxt_switches":
+					s.Voluntary += n
+				case "nonvoluntary_ctxt_switches":
+					s.Involuntary += n
+				}
+			}
+		}
+	}
+	return s
+}
+
+// sub is the counters' change from a to s.
+func (s osStats) sub(a osStats) osStats {
+	return osStats{CPU: s.CPU - a.CPU, RunQueue: s.RunQueue - a.RunQueue, Slices: s.Slices - a.Slices,
+		Voluntary: s.Voluntary - a.Voluntary, Involuntary: s.Involuntary - a.Involuntary}
+}
+
+// wakeProbe measures how long a sleeping thread takes to run Go code
+// once a goroutine is readied for it, as an idle P's thread does when
+// the coordinator releases a worker: n times, a goroutine locked to its
+// thread sleeps 200 µs and sends the time to another locked goroutine
+// whose thread sleeps in the receive. It returns the mean delay in
+// nanoseconds (the mean is what a run's time adds up).
+func wakeProbe(n int) float64 {
+	ch := make(chan time.Time)
+	done := make(chan []float64)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		lat := make([]float64, 0, n)
+		for range n {
+			t := <-ch
+			lat = append(lat, float64(time.Since(t).Nanoseconds()))
+		}
+		done <- lat
+	}()
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		for range n {
+			time.Sleep(200 * time.Microsecond)
+			ch <- time.Now()
+		}
+	}()
+	m, _ := stats.Mean(<-done)
+	return m
+}
