@@ -135,8 +135,8 @@ type CostSample struct {
 	// (from runs committing Batch points), times PointNS. 0 if not
 	// measured.
 	CommitNS float64 `json:"commit_ns,omitempty"`
-	Batch        int     `json:"batch"`
-	Repeats      int     `json:"repeats"`
+	Batch    int     `json:"batch"`
+	Repeats  int     `json:"repeats"`
 }
 
 // TransportCost is the message cost of one transport.

@@ -696,4 +696,3 @@ func (s *fidScenario) measMedian(x func(fidReal) float64) float64 {
 	}
 	return m
 }
-

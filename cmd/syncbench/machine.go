@@ -24,7 +24,7 @@ type osStats struct {
 	// Involuntary their context switches: sleeps and preemptions
 	// (Linux: /proc/self/task/*/schedstat and status; 0 elsewhere).
 	// Threads that exited are not counted (Go rarely ends one).
-	RunQueue                      time.Duration
+	RunQueue                       time.Duration
 	Slices, Voluntary, Involuntary int64
 }
 
