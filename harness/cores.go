@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"math/rand/v2"
 	"time"
 
 	"github.com/syncmodels/syncmodels/consistency"
@@ -31,11 +32,27 @@ import (
 // and times are integer nanoseconds, rounded the same way everywhere.
 //
 // The coordinator's own work is not on these cores (its applies and
-// messages keep their CostModel costs). A worker's time queued for a
-// core before its batch's first point counts as waiting
-// (WorkerStats.Wait), as the goroutine runtime measures it: its release
-// is received when it is scheduled. Time queued after that (preempted,
-// or after a pause) is in its Busy and Paused time.
+// messages keep their CostModel costs), but the runtime's work per
+// commit is (CostModel.CommitCPU): decoding the release, encoding the
+// commit, the coordinator's handling of both, computed before the
+// batch's first point. A worker's time queued for a core before its
+// batch's first point counts as waiting (WorkerStats.Wait), as the
+// goroutine runtime measures it: its release is received when it is
+// scheduled. Time queued after that (preempted, or after a pause) is in
+// its Busy and Paused time.
+//
+// The cores have identities. A worker goes back to the core it ran on
+// if it is free (the coordinator's release readies the goroutine on the
+// P its commit woke), else takes the one idle the shortest time. A core
+// idle for longer than a commit's round trip, 2·(Latency + MessageCost),
+// and schedSpin more has gone to sleep: starting a worker on it takes
+// CostModel.Wakeup, the operating system's delay in running a sleeping
+// thread, counted as the worker's wait. With CostModel.Stall the
+// operating system also takes a running core away: after a running time
+// drawn around StallEvery, the core stops for a time drawn around Stall
+// (uniformly between 0 and twice the mean, from the experiment's seed),
+// and the worker on it stops too; Go cannot move a goroutine off a
+// thread the system has stopped, so it resumes on that core.
 //
 // A batch is computed in segments that end at the Injected pauses (after
 // every Every-th point of a straggler). An interrupt (FSP) lets the
@@ -57,6 +74,8 @@ const (
 	cpuSliceEnd = iota // a worker's work or time slice on its core ends
 	cpuOwedEnd         // a pause owed from an interrupted batch ends
 	cpuPauseEnd        // an Injected pause ends
+	cpuStall           // the operating system takes core w away (CostModel.Stall)
+	cpuResume          // core w is back
 )
 
 type cpuPhase uint8
@@ -104,9 +123,13 @@ type cpuShare struct {
 	wake       time.Duration
 	awake      time.Duration
 	commitWork time.Duration // CostModel.CommitCPU
+	// stall and stallEvery are CostModel.Stall and StallEvery; rng draws
+	// their durations (nil without stalls).
+	stall, stallEvery time.Duration
+	rng               *rand.Rand
 }
 
-func newCPUShare(c CostModel, workers int) *cpuShare {
+func newCPUShare(c CostModel, workers int, seed uint64) *cpuShare {
 	m := int64(math.Round(c.Cores * 1000))
 	cs := &cpuShare{milli: m, servers: int((m + 999) / 1000), ws: make([]cpuWorker, workers),
 		wake: c.Wakeup, awake: 2*(c.Latency+c.MessageCost) + schedSpin, commitWork: c.CommitCPU}
@@ -114,13 +137,33 @@ func newCPUShare(c CostModel, workers int) *cpuShare {
 	for i := range cs.ws {
 		cs.ws[i].core = -1
 	}
+	if c.Stall > 0 && c.StallEvery > 0 {
+		cs.stall, cs.stallEvery = c.Stall, c.StallEvery
+		cs.rng = rand.New(rand.NewPCG(seed, 0x57a11))
+		for i := range cs.cores {
+			cs.cores[i].budget = cs.draw(cs.stallEvery)
+		}
+	}
 	return cs
+}
+
+// draw is a duration uniform on [0, 2·mean] (mean on average; integers
+// only, the same on every architecture).
+func (c *cpuShare) draw(mean time.Duration) time.Duration {
+	return time.Duration(c.rng.Uint64N(2*uint64(mean) + 1))
 }
 
 // cpuCore is one of the shared cores.
 type cpuCore struct {
 	busy  bool
 	since time.Duration // idle since
+	// With stalls: off while the operating system has it; budget is
+	// its running time left before the next stall, counted from from
+	// while it runs; ev numbers its pending stall or resume.
+	off    bool
+	budget time.Duration
+	from   time.Duration
+	ev     uint64
 }
 
 // take gives worker w a free core: its last one if free (Go's scheduler
@@ -162,10 +205,12 @@ func (e *Experiment) validateCores() error {
 		return fmt.Errorf("harness: cost model cores %v: want at least a thousandth of a core: %w", c.Cores, ErrConfig)
 	case c.MessageCost < 0:
 		return fmt.Errorf("harness: cost model message cost %v < 0: %w", c.MessageCost, ErrConfig)
-	case c.Wakeup < 0 || c.CommitCPU < 0:
-		return fmt.Errorf("harness: cost model wake-up %v, commit CPU %v: want ≥ 0: %w", c.Wakeup, c.CommitCPU, ErrConfig)
-	case c.Cores == 0 && (c.Wakeup > 0 || c.CommitCPU > 0):
-		return fmt.Errorf("harness: cost model wake-up %v, commit CPU %v: they time the shared cores (Cores > 0): %w", c.Wakeup, c.CommitCPU, ErrConfig)
+	case c.Wakeup < 0 || c.CommitCPU < 0 || c.Stall < 0 || c.StallEvery < 0:
+		return fmt.Errorf("harness: cost model wake-up %v, commit CPU %v, stall %v every %v: want ≥ 0: %w", c.Wakeup, c.CommitCPU, c.Stall, c.StallEvery, ErrConfig)
+	case c.Stall > 0 && c.StallEvery < time.Microsecond:
+		return fmt.Errorf("harness: cost model stalls of %v every %v: want them at least a microsecond apart: %w", c.Stall, c.StallEvery, ErrConfig)
+	case c.Cores == 0 && (c.Wakeup > 0 || c.CommitCPU > 0 || c.Stall > 0):
+		return fmt.Errorf("harness: cost model wake-up %v, commit CPU %v, stall %v: they time the shared cores (Cores > 0): %w", c.Wakeup, c.CommitCPU, c.Stall, ErrConfig)
 	case c.Cores > 0 && e.Clock == Virtual && (e.Sync.Local || e.Migrate != nil || e.Preempt != nil || e.ScaleIn != nil):
 		return fmt.Errorf("harness: cost model cores %v (CPU contention) runs without semi-centralized timers, data migration, preemptions and scale-in: %w", c.Cores, ErrConfig)
 	}
@@ -209,8 +254,8 @@ func mulDiv(a, b, d uint64, up bool) uint64 {
 func (c *cpuShare) settle(now time.Duration) {
 	for _, w := range c.running {
 		cw := &c.ws[w]
-		if now <= cw.upd {
-			continue // its core is still waking
+		if now <= cw.upd || c.cores[cw.core].off {
+			continue // its core is still waking, or the system has it
 		}
 		cw.left -= c.progress(now - cw.upd)
 		cw.upd = now
@@ -223,7 +268,10 @@ func (c *cpuShare) reschedule(s *sim) {
 	for _, w := range c.running {
 		cw := &c.ws[w]
 		cw.ev++
-		s.push(&simEvent{t: min(cw.upd+c.duration(cw.left), cw.quant), kind: simCPU, k: cpuSliceEnd, w: w, seqNo: cw.ev})
+		if c.cores[cw.core].off {
+			continue // its resume reschedules it
+		}
+		s.push(&simEvent{t: max(min(cw.upd+c.duration(cw.left), cw.quant), s.now), kind: simCPU, k: cpuSliceEnd, w: w, seqNo: cw.ev})
 	}
 }
 
@@ -284,6 +332,29 @@ func (c *cpuShare) start(s *sim, w consistency.WorkerID) {
 	}
 	cw.phase, cw.upd, cw.quant = cpuRunning, at, at+schedQuantum
 	c.running = append(c.running, w)
+	c.burn(s, cw.core, at)
+}
+
+// burn starts core k's running time at t: its next stall comes when its
+// budget is spent.
+func (c *cpuShare) burn(s *sim, k int, t time.Duration) {
+	if c.rng == nil {
+		return
+	}
+	core := &c.cores[k]
+	core.from = t
+	core.ev++
+	s.push(&simEvent{t: t + core.budget, kind: simCPU, k: cpuStall, w: consistency.WorkerID(k), seqNo: core.ev})
+}
+
+// spend stops core k's running time at now (its worker leaves it).
+func (c *cpuShare) spend(k int, now time.Duration) {
+	if c.rng == nil {
+		return
+	}
+	core := &c.cores[k]
+	core.budget = max(core.budget-max(now-core.from, 0), 0)
+	core.ev++
 }
 
 // stop takes worker w off its core, idle from now (settled; the caller
@@ -292,7 +363,10 @@ func (c *cpuShare) stop(w consistency.WorkerID, now time.Duration) {
 	for i, x := range c.running {
 		if x == w {
 			c.running = append(c.running[:i], c.running[i+1:]...)
-			c.cores[c.ws[w].core] = cpuCore{since: now}
+			k := c.ws[w].core
+			c.spend(k, now)
+			core := &c.cores[k]
+			core.busy, core.since = false, now
 			return
 		}
 	}
@@ -368,6 +442,11 @@ func (c *cpuShare) segmentDone(s *sim, w consistency.WorkerID) {
 
 // event handles a simCPU event.
 func (c *cpuShare) event(s *sim, ev *simEvent) {
+	switch ev.k {
+	case cpuStall, cpuResume:
+		c.coreEvent(s, int(ev.w), ev)
+		return
+	}
 	cw := &c.ws[ev.w]
 	if ev.seqNo != cw.ev {
 		return // stale: the worker's state moved on
@@ -378,6 +457,32 @@ func (c *cpuShare) event(s *sim, ev *simEvent) {
 	case cpuOwedEnd, cpuPauseEnd:
 		c.segment(s, ev.w)
 	}
+}
+
+// coreEvent handles a stall or a resume of core k: the operating system
+// takes it away for a while, its worker stopped where it was (Go cannot
+// move a goroutine off a thread the system has stopped), then gives it
+// back.
+func (c *cpuShare) coreEvent(s *sim, k int, ev *simEvent) {
+	core := &c.cores[k]
+	if ev.seqNo != core.ev {
+		return // stale: the core's worker left it
+	}
+	c.settle(s.now)
+	core.ev++
+	if ev.k == cpuStall {
+		core.off, core.budget = true, c.draw(c.stallEvery)
+		s.push(&simEvent{t: s.now + c.draw(c.stall), kind: simCPU, k: cpuResume, w: ev.w, seqNo: core.ev})
+	} else {
+		core.off = false
+		for _, w := range c.running {
+			if cw := &c.ws[w]; cw.core == k {
+				cw.upd = max(cw.upd, s.now)
+				c.burn(s, k, cw.upd)
+			}
+		}
+	}
+	c.reschedule(s)
 }
 
 // interrupt makes worker w commit after its current point (sim.interrupt

@@ -46,11 +46,14 @@
 // the coordinator's count of its batches.
 //
 // The cost model can come from a machine: syncbench calibrate measures
-// its costs into a Profile (LoadProfile, Profile.CostModel; see
-// docs/calibrate.md), and CostModel.Cores makes the workers share that
-// machine's cores as Go's scheduler shares them (cores.go), so virtual
-// time predicts the goroutine runtime there (syncbench fidelity
-// measures how well).
+// its costs into a Profile (LoadProfile, Profile.CostModel,
+// Profile.ClusterCostModel; see docs/calibrate.md), and CostModel.Cores
+// makes the workers share that machine's cores as Go's scheduler shares
+// them (cores.go), with the runtime's work per commit on them
+// (CommitCPU), cores that sleep when idle (Wakeup) and the operating
+// system's stalls (Stall, StallEvery), so virtual time predicts the
+// goroutine runtime there (syncbench fidelity measures how well,
+// docs/fidelity.md).
 //
 // Every run records a consistency.Trace and Run returns an error if
 // consistency.Check finds the model's guarantee broken; with

@@ -173,6 +173,14 @@ type CostModel struct {
 	// on the shared cores to the worker, before its batch's first
 	// point. Default 0.
 	CommitCPU time.Duration
+	// Stall and StallEvery, with Cores, are the operating system taking
+	// a core away for other processes, as it does on a loaded machine:
+	// after running StallEvery on average, a core stops for Stall on
+	// average (each drawn uniformly between 0 and twice its mean, from
+	// the Seed), and the worker on it stops with it; the other cores go
+	// on with the other workers. A barrier waits for the stopped one.
+	// Default 0: none.
+	Stall, StallEvery time.Duration
 }
 
 // Experiment is one run: a workload, its shards, a sync model, a cluster,

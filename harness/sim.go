@@ -307,7 +307,7 @@ func simulate(ctx context.Context, e *Experiment, st *setupState) (*Result, erro
 		return nil, err
 	}
 	if e.Cost.Cores > 0 {
-		s.cpu = newCPUShare(e.Cost, len(st.shards))
+		s.cpu = newCPUShare(e.Cost, len(st.shards), e.Seed)
 	}
 	if e.Stragglers.Kind == Tail {
 		s.fifo = &tailFIFO{in: make([]time.Duration, len(st.shards)), out: make([]time.Duration, len(st.shards))}

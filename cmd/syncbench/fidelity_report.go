@@ -211,7 +211,7 @@ func (r *fidReport) header() {
 		m.GOOS, m.GOARCH, m.CPU, m.NumCPU, m.GOMAXPROCS, m.Go, r.wall.Round(time.Second), fidNum(fidMin(loads), 1), fidNum(fidMax(loads), 1), fidNum(lmed, 1), m.NumCPU,
 		fidNum(fidMin(share), 2), fidNum(fidMax(share), 2), fidNum(smed, 2))
 	r.p("Each scenario runs %d time(s) on the **real clock** — goroutine workers and a coordinator over the in-process transport (harness's Real runtime, what `syncbench compare -clock real` runs) — and twice in **virtual time**: ", r.f.reps)
-	r.p("*run*, with the costs of the cost profile `%s` scaled to the speed the real runs measured (their workers' compute time per point, Injected pauses excluded, against the profile's), GOMAXPROCS cores, and the wake-up delay probed right before and after each real run (medians over the repetitions); and *profile*, with the profile's costs alone, as `compare -profile` uses them. ", r.source)
+	r.p("*run*, with the costs of the cost profile `%s` scaled to the speed the real runs measured (their workers' compute time per point, Injected pauses excluded, against the profile's), GOMAXPROCS cores, the wake-up delay probed right before and after each real run, and the operating system's stalls as the runs' threads met them (medians over the repetitions); and *profile*, with the profile's costs alone, as `compare -profile` uses them. ", r.source)
 	r.p("*run* asks whether the model turns the machine's speed into the right iterations, waits and times to target; *profile* whether a calibration taken once predicts runs taken later on a machine whose load changes. The virtual side is deterministic: the same profile and inputs (listed in `fidelity/runs.csv`) give the same predictions.\n\n")
 }
 
@@ -340,7 +340,7 @@ func fidNum(v float64, prec int) string {
 
 func (r *fidReport) scenarios() {
 	r.p("## Scenarios\n\n")
-	r.p("Workload / workers / stragglers / sync model, and the run length. *Measured* is the median over the real runs; each prediction's error follows it. Stragglers: %s. Batches of 500 points; %d objective snapshots per run (times to target interpolated between them); the target is a share of the least improvement over θ0 among the scenario's runs, 95%% for LR and 99.9%% for K-means (whose first M-step takes 99%% of it).\n\n",
+	r.p("Workload / workers / stragglers / sync model, and the run length. *Measured* is the median over the real runs; each prediction's error follows it. Stragglers: %s. Batches of 500 points; %d objective snapshots per run (times to target interpolated between them); the target is a share of the least improvement over θ0 among the scenario's runs (real and predicted), on the way down to the plateau: 95%% for LR, 98%% for K-means (whose first rounds take 80%% of it).\n\n",
 		"a quarter of the workers (at least one) pause 32 ms after every 1,000 points (FSP §6.1's Injected)", r.f.snapshots())
 	rows := [][]string{{"scenario", "run", "ms/iteration", "run", "profile", "wait %", "run", "profile", "ms to target", "run", "profile"}}
 	for _, s := range r.sc {
@@ -367,8 +367,8 @@ func (r *fidReport) scenarios() {
 // each scenario's real runs (medians over the repetitions).
 func (r *fidReport) machine() {
 	r.p("## The machine during the runs\n\n")
-	r.p("Medians over each scenario's real runs. *ns/point*: the workers' compute time per point (Busy less Injected pauses, over points), the speed the *run* prediction takes, with its range over the repetitions; *wake µs*: the wake probes' mean; *CPU*: the cores' worth of CPU time the process got; *queued µs/it*: how long its threads waited in the operating system's run queue per iteration, and *preempted/it* how often the scheduler took a CPU from one of them (Linux `/proc/self/task/*/schedstat` and `status`); *GC/s*: garbage collections per second.\n\n")
-	rows := [][]string{{"scenario", "ns/point", "range", "wake µs", "CPU", "queued µs/it", "preempted/it", "GC/s"}}
+	r.p("Medians over each scenario's real runs. *ns/point*: the workers' compute time per point (Busy less Injected pauses, over points), the speed the *run* prediction takes, with its range over the repetitions; *wake µs*: the wake probes' mean; *CPU*: the cores' worth of CPU time the process got; *queued µs/it*: how long its threads waited in the operating system's run queue per iteration, and *preempted/it* how often the scheduler took a CPU from one of them (Linux `/proc/self/task/*/schedstat` and `status`); *stall µs* and *every µs*: the stalls the *run* prediction draws, the mean time a preemption took a thread's CPU (run-queue time less the wake-ups', per preemption) and the mean running time between two (CPU time per preemption); *GC/s*: garbage collections per second.\n\n")
+	rows := [][]string{{"scenario", "ns/point", "range", "wake µs", "CPU", "queued µs/it", "preempted/it", "stall µs", "every µs", "GC/s"}}
 	for _, s := range r.sc {
 		pts := r.scen(s, func(m fidReal) float64 { return m.PointNS })
 		rows = append(rows, []string{s.name(), fidNum(s.measMedian(func(m fidReal) float64 { return m.PointNS }), 0),
@@ -377,6 +377,7 @@ func (r *fidReport) machine() {
 			fidNum(s.measMedian(cpuShare), 2),
 			fidNum(s.perIter(func(m fidReal) float64 { return float64(m.OS.RunQueue) / 1e3 }), 0),
 			fidNum(s.perIter(func(m fidReal) float64 { return float64(m.OS.Involuntary) }), 2),
+			fidNum(s.inputs().StallNS/1e3, 0), fidNum(s.inputs().StallEveryNS/1e3, 0),
 			fidNum(s.measMedian(func(m fidReal) float64 { return float64(m.GC.cycles) / m.Wall.Seconds() }), 0)})
 	}
 	r.table(rows)
@@ -503,8 +504,15 @@ func (r *fidReport) model() {
 	r.p("The simulator's cost model had a compute time per point, a message latency and bandwidth, and an apply time per entry, and every worker had a core of its own. Against the goroutine runtime on a machine of %d cores the model now also has (`harness.CostModel`, `harness/cores.go`):\n\n", r.prof.Machine.GOMAXPROCS)
 	r.p("- **Cores** (`Cores`): the workers share the cores as goroutines share GOMAXPROCS threads: a worker with points to compute waits for a free core, first come first served, and is preempted after 10 ms when others wait (Go's scheduler), so a round of N batches on C cores takes N/C batch times and each worker's turn counts as waiting, as the real runtime measures it.\n")
 	r.p("- **The runtime's work per commit** (`CommitCPU`): decoding a release, encoding a commit, the coordinator's handling of both and the garbage they make, computed on the shared cores before each batch's points. The profile measured it as %s (the process's CPU time per commit of runs committing one point at a time, in units of the profile's compute time per point).\n", r.commitLine())
-	r.p("- **Wake-ups** (`Wakeup`): a core idle for longer than a commit's round trip has gone to sleep, and starting a worker on it waits for the operating system to run its thread: %s in the profile, %s to %s µs in the probes around the real runs. A worker goes back to the core it ran on (the coordinator's release readies it on the P its commit woke).\n\n",
+	r.p("- **Wake-ups** (`Wakeup`): a core idle for longer than a commit's round trip has gone to sleep, and starting a worker on it waits for the operating system to run its thread: %s in the profile, %s to %s µs in the probes around the real runs. A worker goes back to the core it ran on (the coordinator's release readies it on the P its commit woke).\n",
 		r.wakeLine(), fidNum(fidMin(r.all(func(m fidReal) float64 { return m.WakeNS / 1e3 })), 1), fidNum(fidMax(r.all(func(m fidReal) float64 { return m.WakeNS / 1e3 })), 1))
+	var st, ev []float64
+	for _, s := range r.sc {
+		in := s.inputs()
+		st, ev = append(st, in.StallNS/1e3), append(ev, in.StallEveryNS/1e3)
+	}
+	r.p("- **Stalls** (`Stall`, `StallEvery`): the operating system takes a core away for other processes, and the worker on it stops until it comes back; the other cores go on, and a barrier waits for the stopped worker. The mean speed spreads a stall over every batch; a barrier meets it whole. In the real runs here a preemption took a thread's CPU for %s to %s µs (medians per scenario) after %s to %s µs of running; the *run* prediction draws stalls with its scenario's means (uniform between 0 and twice the mean, from the seed) and computes at the speed left without them.\n\n",
+		fidNum(fidMin(st), 0), fidNum(fidMax(st), 0), fidNum(fidMin(ev), 0), fidNum(fidMax(ev), 0))
 	r.p("Unset, each is 0 and the simulator is what it was. The table under *Errors* shows what each contributes to the predictions here.\n\n")
 }
 
@@ -538,9 +546,9 @@ func (r *fidReport) wakeLine() string {
 func (r *fidReport) method() {
 	r.p("## Method\n\n")
 	r.p("- **Workloads**: LR — logistic regression with Adam (learning rate 0.005) on `synthetic:logistic`, 100 features; K-means — 16 clusters of `synthetic:blobs`-style Gaussian blobs (spread 10), 27 features, incremental EM. %s.\n", r.sizes())
-	r.p("- **Runs**: every run is what `syncbench compare` runs with `-workers N -stragglers S -sync MODEL -batch 500 -duration D -eval-every D/%d -seed %d` and `-clock real` or `-clock virtual` (the virtual runs with the cost model set from the profile, or from the profile and the real runs' inputs). D is 4 times the time to target of a virtual pilot run from the profile, between %v and %v (a start, or a moment of the machine's load, weighs on a shorter run). The real runs go repetition by repetition (every scenario once, then again), so a slow minute of the shared machine touches one repetition of many scenarios.\n", r.f.snapshots(), r.f.seed, r.f.duration/4, r.f.duration)
+	r.p("- **Runs**: every run is what `syncbench compare` runs with `-workers N -stragglers S -sync MODEL -batch 500 -duration D -eval-every D/%d -seed %d` and `-clock real` or `-clock virtual` (the virtual runs with the cost model set from the profile, or from the profile and the real runs' inputs). D is 4 times the time to target of a virtual pilot run from the profile, between %v and %v, so that the snapshots time the target's crossing closely. The real runs go repetition by repetition (every scenario once, then again), so a slow minute of the shared machine touches one repetition of many scenarios.\n", r.f.snapshots(), r.f.seed, r.f.duration/20, r.f.duration)
 	r.p("- **Around each real run**: a wake probe right before and right after it (%d times, a goroutine locked to its thread sleeps 200 µs and sends the time to another whose thread sleeps in the receive; the mean delay), the process's CPU time (`getrusage`), its threads' run-queue time and context switches (Linux `/proc`) and the garbage collector's cycles and pauses.\n", r.f.wakeSamples())
-	r.p("- **The prediction at the runs' speed**: the profile's cost model for the workload (`Profile.CostModel`) with every time — compute per point, apply per entry, message latency and cost, work per commit — scaled by the real runs' median compute time per point over the profile's, %d cores (GOMAXPROCS: the compute time per point already holds what the other processes left of them), and the probes' median wake-up delay.\n", r.prof.Machine.GOMAXPROCS)
+	r.p("- **The prediction at the runs' speed**: the profile's cost model for the workload (`Profile.CostModel`) with every time — compute per point, apply per entry, message latency and cost, work per commit — scaled by the real runs' median compute time per point over the profile's, %d cores (GOMAXPROCS: the compute time per point already holds what the other processes left of them), the probes' median wake-up delay, and stalls with the runs' median length and spacing (the work on the cores divided by 1 + stall/spacing, since the measured compute time per point holds them).\n", r.prof.Machine.GOMAXPROCS)
 	r.p("- **Measures**: time per iteration = run length / mean commits per worker; wait fraction = `Result.WaitFraction` (from a commit to the next release, the worker's own clock on the real runtime); time to target = the first crossing of the target, interpolated between snapshots.\n")
 	r.p("- **The profile** (`%s`): %s.\n\n", r.source, r.profileLine())
 }
@@ -687,13 +695,13 @@ func writeFidelityCSV(path string, sc []*fidScenario, withReal bool) error {
 	}
 	w := csv.NewWriter(fh)
 	w.Write([]string{"workload", "workers", "stragglers", "sync", "run", "per_iteration_ms", "wait_fraction", "time_to_target_ms", "final", "versions", "iterations",
-		"point_ns", "wake_ns", "procs", "load", "cpu_s", "wall_s", "runqueue_ms", "involuntary", "voluntary", "gc_cycles", "gc_pause_ms", "target"})
+		"point_ns", "wake_ns", "procs", "stall_ms", "stall_every_ms", "load", "cpu_s", "wall_s", "runqueue_ms", "involuntary", "voluntary", "gc_cycles", "gc_pause_ms", "target"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
 	for _, s := range sc {
 		emit := func(run string, r *harness.Result, in []string) {
 			row := []string{s.w.key, strconv.Itoa(s.workers), strconv.FormatBool(s.strag), s.sync, run,
 				f(perIteration(r).Seconds() * 1e3), f(r.WaitFraction), f(fidMetrics[2].of(s, r)), f(r.Final), strconv.FormatUint(uint64(r.Versions), 10), f(r.Iterations)}
-			for len(in) < 11 {
+			for len(in) < 13 {
 				in = append(in, "")
 			}
 			w.Write(append(append(row, in...), f(s.target)))
@@ -701,11 +709,12 @@ func writeFidelityCSV(path string, sc []*fidScenario, withReal bool) error {
 		if withReal {
 			for i, r := range s.real {
 				m := s.meas[i]
-				emit(fmt.Sprintf("real#%d", i+1), r, []string{f(m.PointNS), f(m.WakeNS), strconv.Itoa(m.Procs), f(m.Load), f(m.OS.CPU.Seconds()), f(m.Wall.Seconds()),
+				st, ev := m.stalls()
+				emit(fmt.Sprintf("real#%d", i+1), r, []string{f(m.PointNS), f(m.WakeNS), strconv.Itoa(m.Procs), f(st / 1e6), f(ev / 1e6), f(m.Load), f(m.OS.CPU.Seconds()), f(m.Wall.Seconds()),
 					f(float64(m.OS.RunQueue) / 1e6), strconv.FormatInt(m.OS.Involuntary, 10), strconv.FormatInt(m.OS.Voluntary, 10), strconv.Itoa(m.GC.cycles), f(m.GC.pause.Seconds() * 1e3)})
 			}
 		}
-		pointNS, wakeNS, procs := s.inputs()
+		inp := s.inputs()
 		for _, kind := range append(slices.Clone(fidKinds), fidAblationKeys()...) {
 			r := s.result(kind)
 			if r == nil {
@@ -713,7 +722,7 @@ func writeFidelityCSV(path string, sc []*fidScenario, withReal bool) error {
 			}
 			var in []string
 			if kind != "profile" {
-				in = []string{f(pointNS), f(wakeNS), strconv.Itoa(procs)}
+				in = []string{f(inp.PointNS), f(inp.WakeNS), strconv.Itoa(inp.Procs), f(inp.StallNS / 1e6), f(inp.StallEveryNS / 1e6)}
 			}
 			emit("virtual-"+kind, r, in)
 		}

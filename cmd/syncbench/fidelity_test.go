@@ -33,8 +33,10 @@ func quickFidelity(t *testing.T, args ...string) *fidelityFlags {
 }
 
 // The virtual side of fidelity -quick is a function of the profile and
-// the probes: the pilots, both predictions and their CSV rows are the
-// same bytes twice (the real runs are left out: they are the machine's).
+// what the real runs measured: the pilots, the predictions, the
+// ablations and their CSV rows are the same bytes twice (the real runs
+// are left out: they are the machine's; LR's BSP and FSP, interrupts
+// and stalls included).
 func TestFidelityVirtualDeterministic(t *testing.T) {
 	prof, err := harness.LoadProfile(writeTestProfile(t))
 	if err != nil {
@@ -42,7 +44,7 @@ func TestFidelityVirtualDeterministic(t *testing.T) {
 	}
 	var csvs [2][]byte
 	for i := range csvs {
-		f := quickFidelity(t, "-quick", "-workers", "4", "-sync", "bsp,asp,fsp:2ms", "-duration", "10ms")
+		f := quickFidelity(t, "-quick", "-workloads", "lr", "-workers", "4", "-sync", "bsp,fsp:2ms", "-duration", "10ms")
 		sc, err := f.scenarios()
 		if err != nil {
 			t.Fatal(err)
@@ -51,8 +53,12 @@ func TestFidelityVirtualDeterministic(t *testing.T) {
 			t.Fatal(err)
 		}
 		for j, s := range sc {
-			// What real runs would have measured, differing by scenario.
-			s.meas = []fidReal{{PointNS: 90 + float64(j), WakeNS: 20000, Procs: 2}, {PointNS: 120, WakeNS: 40000, Procs: 2}}
+			// What real runs would have measured, differing by scenario:
+			// 1,000 preemptions in a second of CPU time, the threads
+			// 300 ms in the run queue of which 1,000 wake-ups took 20 µs
+			// or 40 µs each.
+			os := osStats{CPU: time.Second, RunQueue: 300 * time.Millisecond, Voluntary: 1000, Involuntary: 1000}
+			s.meas = []fidReal{{PointNS: 90 + float64(j), WakeNS: 20000, Procs: 2, OS: os}, {PointNS: 120, WakeNS: 40000, Procs: 2, OS: os}}
 		}
 		if err := predict(context.Background(), f, prof, sc, nil); err != nil {
 			t.Fatal(err)
@@ -73,13 +79,15 @@ func TestFidelityVirtualDeterministic(t *testing.T) {
 			}
 		}
 		// The prediction at the runs' speed takes their median compute
-		// time per point and wake-up, and GOMAXPROCS cores.
+		// time per point (105 ns), wake-up (30 µs) and stalls (280 µs
+		// and 260 µs: 270 µs, every 1 ms), and GOMAXPROCS cores; its
+		// compute is what is left without the stalls: 105 / 1.27 ns.
 		c, err := sc[0].runCost(prof)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.PointCost != 105*time.Nanosecond || c.Wakeup != 30*time.Microsecond || c.Cores != 2 {
-			t.Errorf("%s: cost model %+v; want point 105ns, wake-up 30µs, 2 cores", sc[0].name(), c)
+		if c.PointCost != 83*time.Nanosecond || c.Wakeup != 30*time.Microsecond || c.Cores != 2 || c.Stall != 270*time.Microsecond || c.StallEvery != time.Millisecond {
+			t.Errorf("%s: cost model %+v; want point 83ns, wake-up 30µs, 2 cores, stalls of 270µs every 1ms", sc[0].name(), c)
 		}
 	}
 	if !bytes.Equal(csvs[0], csvs[1]) {

@@ -23,6 +23,9 @@ type profileFlags struct {
 	// work per commit and a core's wake-up (0: the harness's defaults),
 	// as the profile sets them.
 	entryCost, messageCost, commitCPU, wakeup time.Duration
+	// stall and stallEvery are the operating system's stalls
+	// (harness.CostModel.Stall), which only fidelity sets.
+	stall, stallEvery time.Duration
 	// applied is the cost model the profile gave for the loaded workload.
 	applied *harness.CostModel
 }
@@ -107,7 +110,8 @@ func (f *compareFlags) applyProfile(d *data) error {
 // costModel is the cost model of the runs.
 func (f *compareFlags) costModel() harness.CostModel {
 	return harness.CostModel{PointCost: f.pointCost, Latency: f.latency, Bandwidth: f.bandwidth,
-		EntryCost: f.entryCost, MessageCost: f.messageCost, Cores: max(f.cores, 0), CommitCPU: f.commitCPU, Wakeup: f.wakeup}
+		EntryCost: f.entryCost, MessageCost: f.messageCost, Cores: max(f.cores, 0), CommitCPU: f.commitCPU, Wakeup: f.wakeup,
+		Stall: f.stall, StallEvery: f.stallEvery}
 }
 
 // profileLine describes the profile for the table, "" without one.
