@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
@@ -196,17 +197,54 @@ type fidReal struct {
 	WakeNS, Load float64
 	// Procs is GOMAXPROCS.
 	Procs int
-	// Wall is harness.Run's time; OS the operating system's counters over
-	// it; GC the garbage collection.
-	Wall time.Duration
-	OS   osStats
-	GC   fidGC
+	// Wall is harness.Run's time (setup and the objective's evaluation
+	// after the run included). Span is the part of the run between its
+	// first and last progress reports (10% and 90% of its length), and
+	// OS and GC are the operating system's counters and the garbage
+	// collection over it.
+	Wall, Span time.Duration
+	OS         osStats
+	GC         fidGC
 }
 
-// fidGC is the garbage collection during a real run.
+// fidGC is the garbage collection over a span: its cycles and the CPU
+// time it took.
 type fidGC struct {
 	cycles int
-	pause  time.Duration
+	cpu    time.Duration
+}
+
+// readGC reads the garbage collector's counters (runtime/metrics: no
+// stop of the world).
+func readGC() fidGC {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}, {Name: "/cpu/classes/gc/total:cpu-seconds"}}
+	metrics.Read(s)
+	var g fidGC
+	if s[0].Value.Kind() == metrics.KindUint64 {
+		g.cycles = int(s[0].Value.Uint64())
+	}
+	if s[1].Value.Kind() == metrics.KindFloat64 {
+		g.cpu = time.Duration(s[1].Value.Float64() * 1e9)
+	}
+	return g
+}
+
+// spanMeter reads the operating system's and the collector's counters
+// at a run's first and last progress reports (harness.Progress).
+type spanMeter struct {
+	first, last time.Duration
+	os0, os1    osStats
+	gc0, gc1    fidGC
+	reports     int
+}
+
+func (sm *spanMeter) progress(p harness.Progress) {
+	o, g := readOSStats(), readGC()
+	if sm.reports == 0 {
+		sm.first, sm.os0, sm.gc0 = p.Elapsed, o, g
+	}
+	sm.last, sm.os1, sm.gc1 = p.Elapsed, o, g
+	sm.reports++
 }
 
 // flags are the compare flags of the scenario on clock.
@@ -410,16 +448,18 @@ func (f *fidelityFlags) runReal(ctx context.Context, sc []*fidScenario, stderr i
 			if err != nil {
 				return fmt.Errorf("%s: %w", s.name(), err)
 			}
-			var m0, m1 runtime.MemStats
-			runtime.ReadMemStats(&m0)
-			os0, t0 := readOSStats(), time.Now()
+			var sm spanMeter
+			e.Progress = sm.progress
+			t0 := time.Now()
 			r, err := harness.Run(ctx, e)
 			if err != nil {
 				return fmt.Errorf("%s (real, repetition %d): %w", s.name(), rep+1, err)
 			}
-			m.Wall, m.OS = time.Since(t0), readOSStats().sub(os0)
-			runtime.ReadMemStats(&m1)
-			m.GC = fidGC{cycles: int(m1.NumGC - m0.NumGC), pause: time.Duration(m1.PauseTotalNs - m0.PauseTotalNs)}
+			m.Wall = time.Since(t0)
+			if sm.reports > 1 {
+				m.Span, m.OS = sm.last-sm.first, sm.os1.sub(sm.os0)
+				m.GC = fidGC{cycles: sm.gc1.cycles - sm.gc0.cycles, cpu: sm.gc1.cpu - sm.gc0.cpu}
+			}
 			m.WakeNS = (wake0 + wakeProbe(f.wakeSamples())) / 2
 			m.Load = (m.Load + loadAverage()) / 2
 			if m.PointNS = computePerPoint(r); !(m.PointNS > 0) {

@@ -207,7 +207,7 @@ func (r *fidReport) header() {
 	lmed, _ := stats.Median(loads)
 	share := r.all(func(m fidReal) float64 { return cpuShare(m) })
 	smed, _ := stats.Median(share)
-	r.p("**Machine**: %s/%s, %s, %d CPUs (GOMAXPROCS %d), %s. **Wall time**: %s. The machine is shared: its 1-minute load average around the real runs was %s to %s (median %s) on %d CPUs, and the runs' process got %s to %s cores' worth of CPU time (median %s; its CPU time over its wall time).\n\n",
+	r.p("**Machine**: %s/%s, %s, %d CPUs (GOMAXPROCS %d), %s. **Wall time**: %s. The machine is shared: its 1-minute load average around the real runs was %s to %s (median %s) on %d CPUs, and the runs' process got %s to %s cores' worth of CPU time (median %s; its CPU time over the time, from 10%% to 90%% of each run).\n\n",
 		m.GOOS, m.GOARCH, m.CPU, m.NumCPU, m.GOMAXPROCS, m.Go, r.wall.Round(time.Second), fidNum(fidMin(loads), 1), fidNum(fidMax(loads), 1), fidNum(lmed, 1), m.NumCPU,
 		fidNum(fidMin(share), 2), fidNum(fidMax(share), 2), fidNum(smed, 2))
 	r.p("Each scenario runs %d time(s) on the **real clock** — goroutine workers and a coordinator over the in-process transport (harness's Real runtime, what `syncbench compare -clock real` runs) — and twice in **virtual time**: ", r.f.reps)
@@ -217,10 +217,10 @@ func (r *fidReport) header() {
 
 // cpuShare is the cores' worth of CPU time a real run's process got.
 func cpuShare(m fidReal) float64 {
-	if m.Wall <= 0 || m.OS.CPU <= 0 {
+	if m.Span <= 0 || m.OS.CPU <= 0 {
 		return math.NaN()
 	}
-	return float64(m.OS.CPU) / float64(m.Wall)
+	return float64(m.OS.CPU) / float64(m.Span)
 }
 
 func fidMin(v []float64) float64 {
@@ -367,8 +367,8 @@ func (r *fidReport) scenarios() {
 // each scenario's real runs (medians over the repetitions).
 func (r *fidReport) machine() {
 	r.p("## The machine during the runs\n\n")
-	r.p("Medians over each scenario's real runs. *ns/point*: the workers' compute time per point (Busy less Injected pauses, over points), the speed the *run* prediction takes, with its range over the repetitions; *wake µs*: the wake probes' mean; *CPU*: the cores' worth of CPU time the process got; *queued µs/it*: how long its threads waited in the operating system's run queue per iteration, and *preempted/it* how often the scheduler took a CPU from one of them (Linux `/proc/self/task/*/schedstat` and `status`); *stall µs* and *every µs*: the stalls the *run* prediction draws, the mean time a preemption took a thread's CPU (run-queue time less the wake-ups', per preemption) and the mean running time between two (CPU time per preemption); *GC/s*: garbage collections per second.\n\n")
-	rows := [][]string{{"scenario", "ns/point", "range", "wake µs", "CPU", "queued µs/it", "preempted/it", "stall µs", "every µs", "GC/s"}}
+	r.p("Medians over each scenario's real runs. *ns/point*: the workers' compute time per point (Busy less Injected pauses, over points), the speed the *run* prediction takes, with its range over the repetitions; *wake µs*: the wake probes' mean; *CPU*: the cores' worth of CPU time the process got; *queued µs/it*: how long its threads waited in the operating system's run queue per iteration, and *preempted/it* how often the scheduler took a CPU from one of them (Linux `/proc/self/task/*/schedstat` and `status`); *stall µs* and *every µs*: the stalls the *run* prediction draws, the mean time a preemption took a thread's CPU (run-queue time less the wake-ups', per preemption) and the mean running time between two (CPU time per preemption); *GC/s*: garbage collections per second, and *GC %% CPU* their share of the process's CPU time. The counters are read at each run's progress reports at 10%% and 90%% of its length: the run itself, not its setup nor the objective's evaluation after it.\n\n")
+	rows := [][]string{{"scenario", "ns/point", "range", "wake µs", "CPU", "queued µs/it", "preempted/it", "stall µs", "every µs", "GC/s", "GC % CPU"}}
 	for _, s := range r.sc {
 		pts := r.scen(s, func(m fidReal) float64 { return m.PointNS })
 		rows = append(rows, []string{s.name(), fidNum(s.measMedian(func(m fidReal) float64 { return m.PointNS }), 0),
@@ -378,7 +378,8 @@ func (r *fidReport) machine() {
 			fidNum(s.perIter(func(m fidReal) float64 { return float64(m.OS.RunQueue) / 1e3 }), 0),
 			fidNum(s.perIter(func(m fidReal) float64 { return float64(m.OS.Involuntary) }), 2),
 			fidNum(s.inputs().StallNS/1e3, 0), fidNum(s.inputs().StallEveryNS/1e3, 0),
-			fidNum(s.measMedian(func(m fidReal) float64 { return float64(m.GC.cycles) / m.Wall.Seconds() }), 0)})
+			fidNum(s.measMedian(func(m fidReal) float64 { return float64(m.GC.cycles) / m.Span.Seconds() }), 0),
+			fidNum(s.measMedian(func(m fidReal) float64 { return 100 * float64(m.GC.cpu) / float64(m.OS.CPU) }), 0)})
 	}
 	r.table(rows)
 	r.p("\n")
@@ -393,13 +394,13 @@ func (r *fidReport) scen(s *fidScenario, x func(fidReal) float64) []float64 {
 	return v
 }
 
-// perIter is the median over the scenario's real runs of x per
-// iteration of the run.
+// perIter is the median over the scenario's real runs of x (a counter
+// over the run's span) per iteration of the run.
 func (s *fidScenario) perIter(x func(fidReal) float64) float64 {
 	var v []float64
 	for i, m := range s.meas {
-		if it := s.real[i].Iterations; it > 0 {
-			v = append(v, x(m)/it)
+		if it := perIteration(s.real[i]); it > 0 && m.Span > 0 {
+			v = append(v, x(m)/float64(m.Span)*float64(it))
 		}
 	}
 	med, err := stats.Median(v)
@@ -464,18 +465,18 @@ func (r *fidReport) diagnose(s *fidScenario) []string {
 	}
 	if q, per := s.perIter(func(m fidReal) float64 { return float64(m.OS.RunQueue) }), s.measured(it)*1e6; q > 0 && per > 0 && q/per >= 0.2 {
 		pre := s.perIter(func(m fidReal) float64 { return float64(m.OS.Involuntary) })
-		out = append(out, fmt.Sprintf("the operating system kept its threads waiting for a CPU %.0f µs per iteration (%.0f%% of an iteration's time, summed over threads) and took a CPU from them %.2f times per iteration: the model has the machine's mean speed, not when the other processes take it", q/1e3, 100*q/per, pre))
+		out = append(out, fmt.Sprintf("the operating system kept its threads waiting for a CPU %.0f µs per iteration (%.0f%% of an iteration's time, summed over threads) and took a CPU from them %.2f times per iteration: the prediction draws stalls of the runs' mean length and spacing, not when the other processes took the CPUs", q/1e3, 100*q/per, pre))
 	}
-	var gcs, pauses []float64
+	var gcs, shares []float64
 	for _, m := range s.meas {
-		if d := m.Wall.Seconds(); d > 0 {
+		if d := m.Span.Seconds(); d > 0 && m.OS.CPU > 0 {
 			gcs = append(gcs, float64(m.GC.cycles)/d)
-			pauses = append(pauses, m.GC.pause.Seconds()/d)
+			shares = append(shares, float64(m.GC.cpu)/float64(m.OS.CPU))
 		}
 	}
 	if gm, _ := stats.Median(gcs); gm > 0 {
-		pm, _ := stats.Median(pauses)
-		out = append(out, fmt.Sprintf("GC: %.0f cycles/s, %.2f%% of the run stopped", gm, 100*pm))
+		sh, _ := stats.Median(shares)
+		out = append(out, fmt.Sprintf("GC: %.0f cycles/s, %.0f%% of the process's CPU time", gm, 100*sh))
 	}
 	if len(out) == 0 {
 		out = append(out, "nothing measured stands out")
@@ -547,7 +548,7 @@ func (r *fidReport) method() {
 	r.p("## Method\n\n")
 	r.p("- **Workloads**: LR — logistic regression with Adam (learning rate 0.005) on `synthetic:logistic`, 100 features; K-means — 16 clusters of `synthetic:blobs`-style Gaussian blobs (spread 10), 27 features, incremental EM. %s.\n", r.sizes())
 	r.p("- **Runs**: every run is what `syncbench compare` runs with `-workers N -stragglers S -sync MODEL -batch 500 -duration D -eval-every D/%d -seed %d` and `-clock real` or `-clock virtual` (the virtual runs with the cost model set from the profile, or from the profile and the real runs' inputs). D is 4 times the time to target of a virtual pilot run from the profile, between %v and %v, so that the snapshots time the target's crossing closely. The real runs go repetition by repetition (every scenario once, then again), so a slow minute of the shared machine touches one repetition of many scenarios.\n", r.f.snapshots(), r.f.seed, r.f.duration/20, r.f.duration)
-	r.p("- **Around each real run**: a wake probe right before and right after it (%d times, a goroutine locked to its thread sleeps 200 µs and sends the time to another whose thread sleeps in the receive; the mean delay), the process's CPU time (`getrusage`), its threads' run-queue time and context switches (Linux `/proc`) and the garbage collector's cycles and pauses.\n", r.f.wakeSamples())
+	r.p("- **Around each real run**: a wake probe right before and right after it (%d times, a goroutine locked to its thread sleeps 200 µs and sends the time to another whose thread sleeps in the receive; the mean delay), and, from the run's progress report at 10%% of its length to the one at 90%%, the process's CPU time (`getrusage`), its threads' run-queue time and context switches (Linux `/proc`), and the garbage collector's cycles and CPU time (`runtime/metrics`).\n", r.f.wakeSamples())
 	r.p("- **The prediction at the runs' speed**: the profile's cost model for the workload (`Profile.CostModel`) with every time — compute per point, apply per entry, message latency and cost, work per commit — scaled by the real runs' median compute time per point over the profile's, %d cores (GOMAXPROCS: the compute time per point already holds what the other processes left of them), the probes' median wake-up delay, and stalls with the runs' median length and spacing (the work on the cores divided by 1 + stall/spacing, since the measured compute time per point holds them).\n", r.prof.Machine.GOMAXPROCS)
 	r.p("- **Measures**: time per iteration = run length / mean commits per worker; wait fraction = `Result.WaitFraction` (from a commit to the next release, the worker's own clock on the real runtime); time to target = the first crossing of the target, interpolated between snapshots.\n")
 	r.p("- **The profile** (`%s`): %s.\n\n", r.source, r.profileLine())
@@ -695,7 +696,7 @@ func writeFidelityCSV(path string, sc []*fidScenario, withReal bool) error {
 	}
 	w := csv.NewWriter(fh)
 	w.Write([]string{"workload", "workers", "stragglers", "sync", "run", "per_iteration_ms", "wait_fraction", "time_to_target_ms", "final", "versions", "iterations",
-		"point_ns", "wake_ns", "procs", "stall_ms", "stall_every_ms", "load", "cpu_s", "wall_s", "runqueue_ms", "involuntary", "voluntary", "gc_cycles", "gc_pause_ms", "target"})
+		"point_ns", "wake_ns", "procs", "stall_ms", "stall_every_ms", "load", "cpu_s", "span_s", "runqueue_ms", "involuntary", "voluntary", "gc_cycles", "gc_cpu_ms", "target"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
 	for _, s := range sc {
 		emit := func(run string, r *harness.Result, in []string) {
@@ -710,8 +711,8 @@ func writeFidelityCSV(path string, sc []*fidScenario, withReal bool) error {
 			for i, r := range s.real {
 				m := s.meas[i]
 				st, ev := m.stalls()
-				emit(fmt.Sprintf("real#%d", i+1), r, []string{f(m.PointNS), f(m.WakeNS), strconv.Itoa(m.Procs), f(st / 1e6), f(ev / 1e6), f(m.Load), f(m.OS.CPU.Seconds()), f(m.Wall.Seconds()),
-					f(float64(m.OS.RunQueue) / 1e6), strconv.FormatInt(m.OS.Involuntary, 10), strconv.FormatInt(m.OS.Voluntary, 10), strconv.Itoa(m.GC.cycles), f(m.GC.pause.Seconds() * 1e3)})
+				emit(fmt.Sprintf("real#%d", i+1), r, []string{f(m.PointNS), f(m.WakeNS), strconv.Itoa(m.Procs), f(st / 1e6), f(ev / 1e6), f(m.Load), f(m.OS.CPU.Seconds()), f(m.Span.Seconds()),
+					f(float64(m.OS.RunQueue) / 1e6), strconv.FormatInt(m.OS.Involuntary, 10), strconv.FormatInt(m.OS.Voluntary, 10), strconv.Itoa(m.GC.cycles), f(m.GC.cpu.Seconds() * 1e3)})
 			}
 		}
 		inp := s.inputs()
