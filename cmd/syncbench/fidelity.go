@@ -551,12 +551,9 @@ func (s *fidScenario) inputs() fidInputs {
 // measured: the profile's costs scaled by their compute time per point
 // over the profile's (the machine was that much slower or faster than
 // when it was calibrated: the apply, the messages and the runtime's
-// work per commit with it), GOMAXPROCS cores, the wake-up delay the
-// probes found, and the operating system's stalls as the runs' threads
-// met them. The compute time per point holds the stalls that fell in
-// the batches, so the work on the cores (points and the work per
-// commit) is what is left of it without them, ÷ (1 + stall/every), and
-// the stalls are drawn on top.
+// work per commit with it), GOMAXPROCS cores and the wake-up delay the
+// probes found. The operating system's stalls are a variant
+// (withStalls), not in it.
 func (s *fidScenario) runCost(prof *harness.Profile) (harness.CostModel, error) {
 	c, err := prof.CostModel(s.w.shape, "inproc")
 	if err != nil {
@@ -567,45 +564,42 @@ func (s *fidScenario) runCost(prof *harness.Profile) (harness.CostModel, error) 
 		return c, fmt.Errorf("%s: no real run to take the speed from", s.name())
 	}
 	k := in.PointNS / float64(c.PointCost)
-	on := k
-	if in.StallNS > 0 && in.StallEveryNS > 0 {
-		on = k / (1 + in.StallNS/in.StallEveryNS)
-		c.Stall, c.StallEvery = time.Duration(math.Round(in.StallNS)), max(time.Duration(math.Round(in.StallEveryNS)), time.Microsecond)
-	}
-	scale := func(d time.Duration, k float64) time.Duration { return time.Duration(math.Round(float64(d) * k)) }
-	c.PointCost, c.CommitCPU = max(scale(c.PointCost, on), 1), scale(c.CommitCPU, on)
-	c.EntryCost, c.Latency, c.MessageCost = max(scale(c.EntryCost, k), 1), max(scale(c.Latency, k), 1), scale(c.MessageCost, k)
+	scale := func(d time.Duration) time.Duration { return time.Duration(math.Round(float64(d) * k)) }
+	c.PointCost, c.CommitCPU = max(scale(c.PointCost), 1), scale(c.CommitCPU)
+	c.EntryCost, c.Latency, c.MessageCost = max(scale(c.EntryCost), 1), max(scale(c.Latency), 1), scale(c.MessageCost)
 	c.Cores, c.Wakeup = float64(in.Procs), time.Duration(math.Round(in.WakeNS))
 	return c, nil
 }
 
-// fidAblations are the model's terms taken out one at a time from the
-// prediction at the runs' speed, to show what each contributes: the
-// stalls (their time spread over the work instead: the mean speed),
-// the wake-ups, the work per commit, and the shared cores (a core per
-// worker at the mean speed, and none of the others).
-var fidAblations = []struct {
-	key, label string
-	edit       func(*harness.CostModel)
-}{
-	{"stalls", "without stalls", noStalls},
-	{"wakeup", "without wake-ups", func(c *harness.CostModel) { c.Wakeup = 0 }},
-	{"commit", "without the work per commit", func(c *harness.CostModel) { c.CommitCPU = 0 }},
-	{"cores", "without shared cores", func(c *harness.CostModel) {
-		noStalls(c)
-		c.Cores, c.CommitCPU, c.Wakeup = 0, 0, 0
-	}},
+// withStalls adds to c the operating system's stalls as the runs'
+// threads met them (fidInputs). The compute time per point holds the
+// stalls that fell in the batches, so the work on the cores (points and
+// the work per commit) becomes what is left of it without them,
+// ÷ (1 + stall/every), and the stalls are drawn on top.
+func withStalls(c *harness.CostModel, in fidInputs) {
+	if !(in.StallNS > 0 && in.StallEveryNS > 0) {
+		return
+	}
+	f := 1 + in.StallNS/in.StallEveryNS
+	c.PointCost = max(time.Duration(math.Round(float64(c.PointCost)/f)), 1)
+	c.CommitCPU = time.Duration(math.Round(float64(c.CommitCPU) / f))
+	c.Stall, c.StallEvery = time.Duration(math.Round(in.StallNS)), max(time.Duration(math.Round(in.StallEveryNS)), time.Microsecond)
 }
 
-// noStalls spreads c's stalls over its work on the cores: the mean speed
-// the runs measured, without the system's interruptions.
-func noStalls(c *harness.CostModel) {
-	if c.Stall > 0 && c.StallEvery > 0 {
-		f := 1 + float64(c.Stall)/float64(c.StallEvery)
-		c.PointCost = max(time.Duration(math.Round(float64(c.PointCost)*f)), 1)
-		c.CommitCPU = time.Duration(math.Round(float64(c.CommitCPU) * f))
-	}
-	c.Stall, c.StallEvery = 0, 0
+// fidAblations are variants of the prediction at the runs' speed, to
+// show what each term contributes: the operating system's stalls added
+// (measured from the runs' preemptions: whose they were, other
+// processes' or the run's own threads', the counters do not say), and
+// the wake-ups, the work per commit and the shared cores (a core per
+// worker at the mean speed, and none of the others) taken out.
+var fidAblations = []struct {
+	key, label string
+	edit       func(*harness.CostModel, fidInputs)
+}{
+	{"stalls", "with stalls", withStalls},
+	{"wakeup", "without wake-ups", func(c *harness.CostModel, _ fidInputs) { c.Wakeup = 0 }},
+	{"commit", "without the work per commit", func(c *harness.CostModel, _ fidInputs) { c.CommitCPU = 0 }},
+	{"cores", "without shared cores", func(c *harness.CostModel, _ fidInputs) { c.Cores, c.CommitCPU, c.Wakeup = 0, 0, 0 }},
 }
 
 // predict runs the virtual predictions of every scenario, GOMAXPROCS at
@@ -633,7 +627,7 @@ func predict(ctx context.Context, f *fidelityFlags, prof *harness.Profile, sc []
 		s.ablated = make([]*harness.Result, len(fidAblations))
 		for i, a := range fidAblations {
 			c := rc
-			a.edit(&c)
+			a.edit(&c, s.inputs())
 			jobs = append(jobs, job{s, a.key, c, &s.ablated[i]})
 		}
 	}

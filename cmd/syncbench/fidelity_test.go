@@ -79,15 +79,20 @@ func TestFidelityVirtualDeterministic(t *testing.T) {
 			}
 		}
 		// The prediction at the runs' speed takes their median compute
-		// time per point (105 ns), wake-up (30 µs) and stalls (280 µs
-		// and 260 µs: 270 µs, every 1 ms), and GOMAXPROCS cores; its
-		// compute is what is left without the stalls: 105 / 1.27 ns.
+		// time per point (105 ns) and wake-up (30 µs), and GOMAXPROCS
+		// cores; the variant with stalls their median stalls (280 µs and
+		// 260 µs: 270 µs, every 1 ms), its compute what is left without
+		// them: 105 / 1.27 ns.
 		c, err := sc[0].runCost(prof)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.PointCost != 83*time.Nanosecond || c.Wakeup != 30*time.Microsecond || c.Cores != 2 || c.Stall != 270*time.Microsecond || c.StallEvery != time.Millisecond {
-			t.Errorf("%s: cost model %+v; want point 83ns, wake-up 30µs, 2 cores, stalls of 270µs every 1ms", sc[0].name(), c)
+		if c.PointCost != 105*time.Nanosecond || c.Wakeup != 30*time.Microsecond || c.Cores != 2 || c.Stall != 0 {
+			t.Errorf("%s: cost model %+v; want point 105ns, wake-up 30µs, 2 cores, no stalls", sc[0].name(), c)
+		}
+		withStalls(&c, sc[0].inputs())
+		if c.PointCost != 83*time.Nanosecond || c.Stall != 270*time.Microsecond || c.StallEvery != time.Millisecond {
+			t.Errorf("%s: with stalls %+v; want point 83ns, stalls of 270µs every 1ms", sc[0].name(), c)
 		}
 	}
 	if !bytes.Equal(csvs[0], csvs[1]) {
