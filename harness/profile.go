@@ -19,7 +19,7 @@ import (
 // latency, bandwidth and per-message cost. LoadProfile reads one (a JSON
 // file, documented in docs/calibrate.md) and Profile.CostModel turns it
 // into the CostModel of a workload, so that virtual time predicts what the
-// real runtime does on that machine (syncbench fidelity measures how
+// real runtime does on that machine (docs/fidelity.md measures how
 // well).
 
 // ProfileVersion is the version of the profile format this package reads

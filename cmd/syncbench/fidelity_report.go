@@ -520,23 +520,36 @@ func (r *fidReport) model() {
 }
 
 func (r *fidReport) commitLine() string {
-	var parts []string
-	for _, key := range r.f.works {
-		for _, s := range r.sc {
-			if s.w.key != key {
-				continue
-			}
-			c, err := r.prof.CostModel(s.w.shape, "inproc")
-			if err == nil && c.PointCost > 0 {
-				parts = append(parts, fmt.Sprintf("%v per commit for %s (%.0f points' worth)", c.CommitCPU.Round(100*time.Nanosecond), s.w.label, float64(c.CommitCPU)/float64(c.PointCost)))
-			}
-			break
+	parts := r.perWorkload(func(s *fidScenario, c harness.CostModel) string {
+		if c.PointCost <= 0 {
+			return ""
 		}
-	}
+		return fmt.Sprintf("%v per commit for %s (%.0f points' worth)", c.CommitCPU.Round(100*time.Nanosecond), s.w.label, float64(c.CommitCPU)/float64(c.PointCost))
+	})
 	if len(parts) == 0 {
 		return "–"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// perWorkload is f of each workload's first scenario and its profile
+// cost model, in -workloads order ("" left out).
+func (r *fidReport) perWorkload(f func(*fidScenario, harness.CostModel) string) []string {
+	var out []string
+	for _, key := range r.f.works {
+		i := slices.IndexFunc(r.sc, func(s *fidScenario) bool { return s.w.key == key })
+		if i < 0 {
+			continue
+		}
+		c, err := r.prof.CostModel(r.sc[i].w.shape, "inproc")
+		if err != nil {
+			continue
+		}
+		if p := f(r.sc[i], c); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func (r *fidReport) wakeLine() string {
@@ -570,19 +583,9 @@ func (r *fidReport) sizes() string {
 }
 
 func (r *fidReport) profileLine() string {
-	var parts []string
-	for _, key := range r.f.works {
-		for _, s := range r.sc {
-			if s.w.key != key {
-				continue
-			}
-			c, err := r.prof.CostModel(s.w.shape, "inproc")
-			if err == nil {
-				parts = append(parts, fmt.Sprintf("%s %v per point, %v per apply entry, %v per commit", s.w.label, c.PointCost, c.EntryCost, c.CommitCPU.Round(100*time.Nanosecond)))
-			}
-			break
-		}
-	}
+	parts := r.perWorkload(func(s *fidScenario, c harness.CostModel) string {
+		return fmt.Sprintf("%s %v per point, %v per apply entry, %v per commit", s.w.label, c.PointCost, c.EntryCost, c.CommitCPU.Round(100*time.Nanosecond))
+	})
 	if t, ok := r.prof.Transport("inproc"); ok {
 		parts = append(parts, fmt.Sprintf("in-process messages %.1f µs one way, %.2f µs each, %.0f MB/s", t.LatencyNS/1e3, t.MessageNS/1e3, t.Bandwidth/1e6))
 	}
