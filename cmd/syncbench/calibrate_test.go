@@ -103,11 +103,11 @@ func TestCalibrateUsage(t *testing.T) {
 // commands that read one.
 func writeTestProfile(t *testing.T) string {
 	t.Helper()
-	p := &harness.Profile{Version: harness.ProfileVersion, Date: "test", Cores: 1.5,
+	p := &harness.Profile{Version: harness.ProfileVersion, Date: "test", Cores: 1.5, WakeupNS: 20000,
 		Machine: harness.Machine{GOOS: "linux", GOARCH: "amd64", CPU: "Test CPU", NumCPU: 2, GOMAXPROCS: 2, Go: "go1.26"},
 		Workloads: []harness.WorkloadCost{
-			{Key: "lr", Size: "dim", InterceptNS: 30, SlopeNS: 0.8, ApplyEntryNS: 12},
-			{Key: "kmeans", Size: "k·dim", Groups: "k", InterceptNS: 5, SlopeNS: 0.1, GroupNS: 4, ApplyEntryNS: 8},
+			{Key: "lr", Size: "dim", InterceptNS: 30, SlopeNS: 0.8, ApplyEntryNS: 12, CommitNS: 15000},
+			{Key: "kmeans", Size: "k·dim", Groups: "k", InterceptNS: 5, SlopeNS: 0.1, GroupNS: 4, ApplyEntryNS: 8, CommitNS: 9000},
 		},
 		Transports: []harness.TransportCost{{Name: "inproc", LatencyNS: 1500, Bandwidth: 3e8, MessageNS: 600, RoundNS: 2000, WorkerNS: 12000}},
 	}
@@ -124,8 +124,9 @@ func writeTestProfile(t *testing.T) string {
 
 // compare -profile takes the workload's costs from the profile (a flag
 // given on the command line wins), names the profile in the table and
-// the JSON, and shares the profile's cores; without -profile the JSON
-// has neither key.
+// the JSON, and shares the profile's cores with its work per commit and
+// wake-ups; -cores 0 takes the cluster's costs (the null rounds' on the
+// links); without -profile the JSON has neither key.
 func TestCompareProfile(t *testing.T) {
 	path := writeTestProfile(t)
 	base := []string{"compare", "-n", "2000", "-workers", "4", "-sync", "bsp,asp", "-duration", "20ms", "-stragglers", "1"}
@@ -133,7 +134,7 @@ func TestCompareProfile(t *testing.T) {
 	if code := run(append(slices.Clone(base), "-profile", path, "-latency", "50us"), &out, &errb); code != 0 {
 		t.Fatalf("compare -profile = %d: %s", code, errb.String())
 	}
-	if want := "cost profile " + path + " (measured test on Test CPU, linux/amd64): point cost 110ns, apply 12ns per entry, inproc messages 50µs latency, 6µs each and 300.0 MB/s; the workers share 1.5 cores"; !strings.Contains(out.String(), want) {
+	if want := "cost profile " + path + " (measured test on Test CPU, linux/amd64): point cost 110ns, apply 12ns per entry, inproc messages 50µs latency, 600ns each and 300.0 MB/s; the workers share 1.5 cores, 15µs of runtime work per commit on them, a core waking in 20µs"; !strings.Contains(out.String(), want) {
 		t.Errorf("table lacks %q:\n%s", want, out.String())
 	}
 	out.Reset()
