@@ -1,0 +1,2 @@
+// Package fpdet (wip).
+package fpdet
