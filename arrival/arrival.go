@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+
+	"github.com/syncmodels/syncmodels/internal/fpdet"
 )
 
 // Sentinel errors; match with errors.Is.
@@ -152,7 +154,7 @@ func (d Dist) Variance(rate float64) float64 {
 	case Gamma:
 		return 1 / (d.Shape * l2)
 	case LogNormal:
-		return math.Expm1(d.Shape*d.Shape) / l2
+		return fpdet.Expm1(d.Shape*d.Shape) / l2
 	default: // Pareto
 		a := d.Shape
 		if a <= 2 {

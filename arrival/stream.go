@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"github.com/syncmodels/syncmodels/internal/fpdet"
 )
 
 // Stream is one worker's arrivals: the up-time at which each successive
@@ -90,7 +92,7 @@ func NewStream(d Dist, rate float64, batch int, seed uint64, worker int) (*Strea
 	case LogNormal:
 		// exp(μ + σZ) with μ = ln(mean) − σ²/2: mean·e^{−σ²/2}·e^{σZ}.
 		st.shape = d.Shape
-		st.scale = meanNs * math.Exp(-d.Shape*d.Shape/2)
+		st.scale = meanNs * fpdet.Exp(-d.Shape*d.Shape/2)
 	case Pareto:
 		// x_m·U^{−1/α} = x_m·e^{E/α} with E ~ Exp(1), x_m = mean·(α−1)/α.
 		st.shape = 1 / d.Shape
@@ -117,13 +119,13 @@ func (st *Stream) Next() time.Duration {
 	case LogNormal:
 		s := 0.0
 		for range st.batch {
-			s += math.Exp(float64(st.shape * st.rng.NormFloat64()))
+			s += fpdet.Exp(float64(st.shape * fpdet.NormFloat64(st.rng)))
 		}
 		d = float64(s * st.scale)
 	case Pareto:
 		s := 0.0
 		for range st.batch {
-			s += math.Exp(float64(st.shape * st.rng.ExpFloat64()))
+			s += fpdet.Exp(float64(st.shape * fpdet.ExpFloat64(st.rng)))
 		}
 		d = float64(s * st.scale)
 	}
@@ -154,7 +156,7 @@ func (st *Stream) advance(d float64) time.Duration {
 func (st *Stream) gamma() float64 {
 	d, c := st.gd, st.gc
 	for {
-		x := st.rng.NormFloat64()
+		x := fpdet.NormFloat64(st.rng)
 		t := 1 + float64(c*x)
 		if t <= 0 {
 			continue
@@ -165,13 +167,13 @@ func (st *Stream) gamma() float64 {
 		var g float64
 		if u < 1-float64(float64(0.0331*x2)*x2) {
 			g = float64(d * v)
-		} else if math.Log(u) < float64(0.5*x2)+float64(d*(1-v+math.Log(v))) {
+		} else if fpdet.Log(u) < float64(0.5*x2)+float64(d*(1-v+fpdet.Log(v))) {
 			g = float64(d * v)
 		} else {
 			continue
 		}
 		if st.ginv != 0 {
-			g = float64(g * math.Pow(st.rng.Float64(), st.ginv))
+			g = float64(g * fpdet.Pow(st.rng.Float64(), st.ginv))
 		}
 		return g
 	}

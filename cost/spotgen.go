@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"github.com/syncmodels/syncmodels/internal/fpdet"
 )
 
 // SpotModel describes a synthetic spot-price trace: a piecewise-constant
@@ -123,14 +125,14 @@ func GenerateSpot(m SpotModel, seed uint64) (*Trace, error) {
 	// no start-up transient; a random walk (Reversion 0) starts at 0.
 	y := 0.0
 	if m.Reversion > 0 {
-		y = float64(sd/math.Sqrt(1-float64(keep*keep))) * rng.NormFloat64()
+		y = float64(sd/math.Sqrt(1-float64(keep*keep))) * fpdet.NormFloat64(rng)
 	}
 	var at []time.Duration
 	var q []float64 // the fluctuating part's shape, exp(y), before scaling
 	for t := time.Duration(0); t < m.Horizon; {
 		at = append(at, t)
-		q = append(q, math.Exp(y))
-		hold := time.Duration(math.Round(rng.ExpFloat64()*m.MeanHold.Seconds())) * time.Second
+		q = append(q, fpdet.Exp(y))
+		hold := time.Duration(math.Round(fpdet.ExpFloat64(rng)*m.MeanHold.Seconds())) * time.Second
 		if hold < time.Second {
 			hold = time.Second
 		}
@@ -138,7 +140,7 @@ func GenerateSpot(m SpotModel, seed uint64) (*Trace, error) {
 			break
 		}
 		t += hold
-		y = float64(keep*y) + float64(sd*rng.NormFloat64())
+		y = float64(keep*y) + float64(sd*fpdet.NormFloat64(rng))
 	}
 	// Hold lengths within the horizon, the weights of the mean.
 	w := make([]float64, len(at))

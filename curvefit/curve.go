@@ -3,6 +3,8 @@ package curvefit
 import (
 	"fmt"
 	"math"
+
+	"github.com/syncmodels/syncmodels/internal/fpdet"
 )
 
 // Curve is a learning curve: the expected loss after t ≥ 0 training steps.
@@ -26,7 +28,7 @@ type Power struct {
 
 // Eval returns L(t); +Inf where the denominator is 0.
 func (p Power) Eval(t float64) float64 {
-	return 1/(p.Theta[0]*math.Pow(t, p.Theta[1])+p.Theta[2]) + p.Theta[3]
+	return 1/(p.Theta[0]*fpdet.Pow(t, p.Theta[1])+p.Theta[2]) + p.Theta[3]
 }
 
 // Params returns [θ0, θ1, θ2, θ3].
@@ -51,7 +53,7 @@ func (p Power) TimeToLoss(target float64) (t float64, ok bool) {
 		return math.Inf(1), false
 	}
 	// θ0·t^θ1 = 1/(target − θ3) − θ2 > 0 since L(0) > target.
-	t = math.Pow((1/(target-th[3])-th[2])/th[0], 1/th[1])
+	t = fpdet.Pow((1/(target-th[3])-th[2])/th[0], 1/th[1])
 	if math.IsInf(t, 0) || math.IsNaN(t) {
 		return math.Inf(1), false
 	}

@@ -3,6 +3,8 @@ package curvefit
 import (
 	"fmt"
 	"math"
+
+	"github.com/syncmodels/syncmodels/internal/fpdet"
 )
 
 // FitOptions configures FitPower and FitQuadratic. The zero value is the
@@ -64,7 +66,7 @@ func FitPower(t, y []float64, opt FitOptions) (*Power, error) {
 		return nil, ErrNoFit
 	}
 	// Undo the time scaling s = t/T: θ0·t^e = c0·s^e gives θ0 = c0·T^−e.
-	p := &Power{Theta: [4]float64{best.c[0] * math.Pow(f.T, -best.e), best.e, best.c[1], best.d}}
+	p := &Power{Theta: [4]float64{best.c[0] * fpdet.Pow(f.T, -best.e), best.e, best.c[1], best.d}}
 	if !finite(p.Theta[:]) {
 		return nil, ErrNoFit
 	}
@@ -181,7 +183,7 @@ func checkSample(name string, i int, x float64, inDomain bool) error {
 // setPowerBasis sets the basis of Eq. 2 for the exponent e: (s^e, 1).
 func (f *fitter) setPowerBasis(e float64) {
 	for i, s := range f.s {
-		f.phi[2*i], f.phi[2*i+1] = math.Pow(s, e), 1
+		f.phi[2*i], f.phi[2*i+1] = fpdet.Pow(s, e), 1
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/syncmodels/syncmodels/internal/fpdet"
 )
 
 // NNLS solves min ‖Ax − b‖₂ subject to x ≥ 0 by the Lawson–Hanson active
@@ -159,7 +161,7 @@ func (s *Solver) Solve(a []float64, m, n int, b, x []float64) (rnorm float64, er
 				axpy(xj, s.r[j*n:j*n+j+1], rx)
 			}
 		}
-		rnorm = math.Hypot(nrm2(rx), c2)
+		rnorm = fpdet.Hypot(nrm2(rx), c2)
 		if scaled {
 			rnorm = s.unscale(x, rnorm)
 		}

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+
+	"github.com/syncmodels/syncmodels/internal/fpdet"
 )
 
 // The generators below draw every random number from the rng they are given,
@@ -32,7 +34,7 @@ func Blobs(rng *rand.Rand, n, d, k int, spread float64) *Dense {
 		m.Labels[i] = float64(c)
 		row, ctr := m.Row(i), centers[c*d:(c+1)*d]
 		for j := range row {
-			row[j] = ctr[j] + spread*rng.NormFloat64()
+			row[j] = ctr[j] + spread*fpdet.NormFloat64(rng)
 		}
 	}
 	return m
@@ -52,15 +54,15 @@ func Logistic(rng *rand.Rand, n, d int) (*Dense, []float64) {
 	w := make([]float64, d+1)
 	scale := 2 / math.Sqrt(float64(d))
 	for j := range d {
-		w[j] = scale * rng.NormFloat64()
+		w[j] = scale * fpdet.NormFloat64(rng)
 	}
-	w[d] = 0.5 * rng.NormFloat64()
+	w[d] = 0.5 * fpdet.NormFloat64(rng)
 	m := &Dense{N: n, D: d, X: make([]float64, n*d), Labels: make([]float64, n)}
 	for i := range n {
 		row := m.Row(i)
 		z := w[d]
 		for j := range row {
-			row[j] = rng.NormFloat64()
+			row[j] = fpdet.NormFloat64(rng)
 			z += w[j] * row[j]
 		}
 		if rng.Float64() < sigmoid(z) {
@@ -93,9 +95,9 @@ func SparseLogistic(rng *rand.Rand, n, d, nnz int) (*Sparse, []float64) {
 	var cols []int32
 	cols = sampleDistinct(rng, d, s, cols)
 	for _, j := range cols {
-		w[j] = c * rng.NormFloat64()
+		w[j] = c * fpdet.NormFloat64(rng)
 	}
-	w[d] = 0.5 * rng.NormFloat64()
+	w[d] = 0.5 * fpdet.NormFloat64(rng)
 	m := &Sparse{
 		N: n, D: d,
 		Indptr:  make([]int, n+1),
@@ -109,7 +111,7 @@ func SparseLogistic(rng *rand.Rand, n, d, nnz int) (*Sparse, []float64) {
 		for _, j := range cols {
 			v := 1.0
 			if j%2 == 1 {
-				v = rng.NormFloat64()
+				v = fpdet.NormFloat64(rng)
 			}
 			m.Indices = append(m.Indices, j)
 			m.Values = append(m.Values, v)
@@ -152,7 +154,7 @@ func sampleDistinct(rng *rand.Rand, d, k int, dst []int32) []int32 {
 	return dst
 }
 
-func sigmoid(z float64) float64 { return 1 / (1 + math.Exp(-z)) }
+func sigmoid(z float64) float64 { return 1 / (1 + fpdet.Exp(-z)) }
 
 // LowRankRatings returns n ratings of a users × items matrix with a rank-r
 // ground truth, on the MovieLens 1..5 scale.
@@ -172,11 +174,11 @@ func LowRankRatings(rng *rand.Rand, users, items, rank, n int, alpha float64) *R
 	if users < 1 || items < 1 || rank < 1 || n < 0 || users > math.MaxInt32 || items > math.MaxInt32 || !(alpha >= 0) || math.IsInf(alpha, 0) {
 		panic(fmt.Sprintf("dataset: LowRankRatings(users=%d, items=%d, rank=%d, n=%d, alpha=%g): invalid arguments", users, items, rank, n, alpha))
 	}
-	sd := math.Pow(float64(rank), -0.25)
+	sd := fpdet.Pow(float64(rank), -0.25)
 	factors := func(k int) []float64 {
 		f := make([]float64, k*rank)
 		for i := range f {
-			f[i] = sd * rng.NormFloat64()
+			f[i] = sd * fpdet.NormFloat64(rng)
 		}
 		return f
 	}
@@ -185,7 +187,7 @@ func LowRankRatings(rng *rand.Rand, users, items, rank, n int, alpha float64) *R
 	cdf := make([]float64, items)
 	total := 0.0
 	for r := range cdf {
-		total += math.Pow(float64(r+1), -alpha)
+		total += fpdet.Pow(float64(r+1), -alpha)
 		cdf[r] = total
 	}
 	out := &Ratings{
@@ -207,7 +209,7 @@ func LowRankRatings(rng *rand.Rand, users, items, rank, n int, alpha float64) *R
 		for j := range rank {
 			z += U[u*rank+j] * M[it*rank+j]
 		}
-		z += 0.5 * rng.NormFloat64()
+		z += 0.5 * fpdet.NormFloat64(rng)
 		out.User[k], out.Item[k], out.Value[k] = int32(u), int32(it), min(max(z, 1), 5)
 	}
 	return out

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/syncmodels/syncmodels/internal/fpdet"
 )
 
 // NonNegLowRank returns an n×d nonnegative matrix X = W·H + noise for NMF:
@@ -36,7 +38,7 @@ func NonNegLowRank(rng *rand.Rand, n, d, rank int, noise float64) *Dense {
 			}
 		}
 		for j := range row {
-			row[j] = max(0, row[j]+noise*rng.NormFloat64())
+			row[j] = max(0, row[j]+noise*fpdet.NormFloat64(rng))
 		}
 	}
 	return m

@@ -9,6 +9,7 @@ import (
 
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/consistency"
+	"github.com/syncmodels/syncmodels/internal/fpdet"
 	"github.com/syncmodels/syncmodels/interval"
 	"github.com/syncmodels/syncmodels/migrate"
 )
@@ -356,7 +357,7 @@ func (m *migration) barrier(s *sim, now time.Duration) error {
 		}
 	}
 	speeds := make([]float64, len(m.shards))
-	decay := math.Exp2(-float64(now-m.lastBarrier) / float64(m.cfg.Planner.MinSplit))
+	decay := fpdet.Exp2(-float64(now-m.lastBarrier) / float64(m.cfg.Planner.MinSplit))
 	m.lastBarrier = now
 	for w, sh := range m.shards {
 		m.pts[w] = m.pts[w]*decay + float64(sh.stats.Points-m.lastPts[w])

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/syncmodels/syncmodels/internal/fpdet"
 )
 
 // Sentinel errors; match with errors.Is.
@@ -275,8 +277,8 @@ func (d Dist) bodyCDF(x float64) float64 {
 	if x <= 0 {
 		return 0
 	}
-	z := (math.Log(x) - math.Log(m)) / d.Sigma
-	return 0.5 * math.Erfc(-z/math.Sqrt2)
+	z := (fpdet.Log(x) - fpdet.Log(m)) / d.Sigma
+	return 0.5 * fpdet.Erfc(-z/math.Sqrt2)
 }
 
 func (d Dist) tailCDF(x float64) float64 {
@@ -284,7 +286,7 @@ func (d Dist) tailCDF(x float64) float64 {
 	if d.P == 0 || x < xm {
 		return 0
 	}
-	return 1 - math.Pow(xm/x, d.Alpha)
+	return 1 - fpdet.Pow(xm/x, d.Alpha)
 }
 
 // bodyQuantile is the body's q-quantile in ns: Median·exp(σ·Φ⁻¹(q)),
@@ -293,12 +295,12 @@ func (d Dist) bodyQuantile(q float64) float64 {
 	if d.Sigma == 0 {
 		return float64(d.Median)
 	}
-	return float64(d.Median) * math.Exp(d.Sigma*math.Sqrt2*math.Erfinv(2*q-1))
+	return float64(d.Median) * fpdet.Exp(d.Sigma*math.Sqrt2*fpdet.Erfinv(2*q-1))
 }
 
 // tailQuantile is the tail's q-quantile in ns: Scale·(1 − q)^(−1/α).
 func (d Dist) tailQuantile(q float64) float64 {
-	return float64(d.Scale) * math.Pow(1-q, -1/d.Alpha)
+	return float64(d.Scale) * fpdet.Pow(1-q, -1/d.Alpha)
 }
 
 // Quantile returns the q-quantile of d, the least x with CDF(x) ≥ q, to

@@ -1,10 +1,9 @@
 package fcm
 
 import (
-	"math"
-
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/algorithms/internal/emcore"
+	"github.com/syncmodels/syncmodels/internal/fpdet"
 	"github.com/syncmodels/syncmodels/internal/kernel"
 )
 
@@ -75,7 +74,7 @@ func (f *FCM) memberships(d2, u []float64) {
 	for j, v := range d2 {
 		r := dmin / v
 		if f.p != 1 {
-			r = math.Pow(r, f.p)
+			r = fpdet.Pow(r, f.p)
 		}
 		u[j] = r
 		s += r
@@ -90,7 +89,7 @@ func (f *FCM) pow(u float64) float64 {
 	if f.m == 2 {
 		return u * u
 	}
-	return math.Pow(u, f.m)
+	return fpdet.Pow(u, f.m)
 }
 
 // Process recomputes the memberships of local points lo..hi-1 under the

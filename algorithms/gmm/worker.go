@@ -5,11 +5,12 @@ import (
 
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/algorithms/internal/emcore"
+	"github.com/syncmodels/syncmodels/internal/fpdet"
 	"github.com/syncmodels/syncmodels/internal/kernel"
 )
 
 // log2Pi is log(2π).
-var log2Pi = math.Log(2 * math.Pi)
+var log2Pi = fpdet.Log(2 * math.Pi)
 
 // worker holds a shard's points and their last responsibilities.
 type worker struct {
@@ -52,9 +53,9 @@ func (w *worker) SetParams(theta []float64) {
 			w.prec[t] = p
 			w.b[t] = -2 * mu[t] * p
 			mpp += mu[t] * mu[t] * p
-			logdet += math.Log(pc)
+			logdet += fpdet.Log(pc)
 		}
-		w.konst[j] = -0.5*(float64(d)*log2Pi+mpp) + logdet + math.Log(pi[j])
+		w.konst[j] = -0.5*(float64(d)*log2Pi+mpp) + logdet + fpdet.Log(pi[j])
 	}
 	w.set = true
 }
@@ -87,9 +88,9 @@ func logSumExp(v []float64) float64 {
 	}
 	s := 0.0
 	for _, x := range v {
-		s += math.Exp(x - m)
+		s += fpdet.Exp(x - m)
 	}
-	return math.Log(s) + m
+	return fpdet.Log(s) + m
 }
 
 // Process recomputes the responsibilities of local points lo..hi-1 under the
@@ -110,7 +111,7 @@ func (w *worker) Process(lo, hi int, d *algorithms.Delta) {
 			x := xs[i*dim : (i+1)*dim]
 			squared := false
 			for j, v := range o {
-				rn := math.Exp(v - lse)
+				rn := fpdet.Exp(v - lse)
 				delta := rn - r[j]
 				if delta == 0 {
 					continue

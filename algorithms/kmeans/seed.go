@@ -9,6 +9,7 @@ import (
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/algorithms/internal/emcore"
 	"github.com/syncmodels/syncmodels/dataset"
+	"github.com/syncmodels/syncmodels/internal/fpdet"
 	"github.com/syncmodels/syncmodels/internal/kernel"
 )
 
@@ -82,7 +83,7 @@ func sampleDistinct(rng *rand.Rand, n, k int) []int {
 // plusPlus is greedy k-means++ seeding; it returns the chosen row indices.
 func plusPlus(data *dataset.Dense, k int, rng *rand.Rand) []int {
 	n := data.N
-	trials := 2 + int(math.Log(float64(k)))
+	trials := 2 + int(fpdet.Log(float64(k)))
 	xx := make([]float64, n)
 	for i := range xx {
 		x := data.Row(i)

@@ -8,6 +8,7 @@ import (
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/algorithms/optim"
 	"github.com/syncmodels/syncmodels/dataset"
+	"github.com/syncmodels/syncmodels/internal/fpdet"
 	"github.com/syncmodels/syncmodels/internal/kernel"
 )
 
@@ -122,7 +123,7 @@ func (m *model) Init(rng *rand.Rand) ([]float64, error) {
 			return nil, fmt.Errorf("logreg: Init with InitStd %v needs an rng: %w", m.cfg.InitStd, algorithms.ErrConfig)
 		}
 		for i := range theta {
-			theta[i] = m.cfg.InitStd * rng.NormFloat64()
+			theta[i] = m.cfg.InitStd * fpdet.NormFloat64(rng)
 		}
 	}
 	return theta, nil
@@ -182,16 +183,16 @@ func (m *model) stateless(points []int) algorithms.Stateless {
 // sigmoid returns 1/(1+e^−z) without overflow.
 func sigmoid(z float64) float64 {
 	if z >= 0 {
-		return 1 / (1 + math.Exp(-z))
+		return 1 / (1 + fpdet.Exp(-z))
 	}
-	e := math.Exp(z)
+	e := fpdet.Exp(z)
 	return e / (1 + e)
 }
 
 // logLoss returns −y·log σ(z) − (1−y)·log(1−σ(z)) = log(1+e^z) − y·z for
 // y ∈ {0, 1}, computed as max(z, 0) + log1p(e^−|z|) − y·z.
 func logLoss(z, y float64) float64 {
-	return max(z, 0) + math.Log1p(math.Exp(-math.Abs(z))) - y*z
+	return max(z, 0) + fpdet.Log1p(fpdet.Exp(-math.Abs(z))) - y*z
 }
 
 // Prob returns P(y = 1 | x) = σ(w·x + b) under θ = (w, b), for a dense

@@ -8,6 +8,7 @@ import (
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/algorithms/optim"
 	"github.com/syncmodels/syncmodels/dataset"
+	"github.com/syncmodels/syncmodels/internal/fpdet"
 	"github.com/syncmodels/syncmodels/internal/kernel"
 )
 
@@ -126,7 +127,7 @@ func (a *NMF) Init(rng *rand.Rand) ([]float64, error) {
 	scale := math.Sqrt(mean / float64(a.cfg.Rank))
 	theta := make([]float64, a.layout.Params)
 	for i := range theta {
-		theta[i] = scale * math.Abs(rng.NormFloat64())
+		theta[i] = scale * math.Abs(fpdet.NormFloat64(rng))
 	}
 	return theta, nil
 }

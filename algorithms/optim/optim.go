@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/internal/fpdet"
 	"github.com/syncmodels/syncmodels/internal/kernel"
 )
 
@@ -356,8 +357,8 @@ func (o *adam) Restore(c algorithms.Checkpoint) error { return o.restore(c, o.m,
 
 func (o *adam) begin() {
 	o.t++
-	bc1 := 1 - math.Pow(o.cfg.Beta1, float64(o.t))
-	bc2 := 1 - math.Pow(o.cfg.Beta2, float64(o.t))
+	bc1 := 1 - fpdet.Pow(o.cfg.Beta1, float64(o.t))
+	bc2 := 1 - fpdet.Pow(o.cfg.Beta2, float64(o.t))
 	o.stepSize = o.lr / bc1
 	o.invSq2 = 1 / math.Sqrt(bc2)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/algorithms/optim"
 	"github.com/syncmodels/syncmodels/dataset"
+	"github.com/syncmodels/syncmodels/internal/fpdet"
 	"github.com/syncmodels/syncmodels/internal/kernel"
 )
 
@@ -136,7 +137,7 @@ func (p *PMF) Init(rng *rand.Rand) ([]float64, error) {
 	}
 	theta := make([]float64, p.layout.Params)
 	for i := range theta {
-		theta[i] = p.cfg.InitStd * rng.NormFloat64()
+		theta[i] = p.cfg.InitStd * fpdet.NormFloat64(rng)
 	}
 	return theta, nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/syncmodels/syncmodels/consistency"
 	"github.com/syncmodels/syncmodels/harness"
+	"github.com/syncmodels/syncmodels/internal/fpdet"
 	"github.com/syncmodels/syncmodels/interval"
 )
 
@@ -526,9 +527,9 @@ func (r *fspReport) fspvSpeedups() map[string][2][]float64 {
 func geomean(v []float64) float64 {
 	s := 0.0
 	for _, x := range v {
-		s += math.Log(x)
+		s += fpdet.Log(x)
 	}
-	return math.Exp(s / float64(len(v)))
+	return fpdet.Exp(s / float64(len(v)))
 }
 
 // gaps explains the differences from the paper: counts and tuner

@@ -23,6 +23,7 @@ import (
 	"github.com/syncmodels/syncmodels/cost"
 	"github.com/syncmodels/syncmodels/dataset"
 	"github.com/syncmodels/syncmodels/harness"
+	"github.com/syncmodels/syncmodels/internal/fpdet"
 	"github.com/syncmodels/syncmodels/knee"
 	"github.com/syncmodels/syncmodels/scalein"
 )
@@ -444,7 +445,7 @@ func runMLLess(ctx context.Context, f *mllessFlags, scale mllessScale, stderr io
 				}
 			}
 			_, dim := d.shape()
-			jobs = append(jobs, mllessJob{c: c, r: r, alg: alg, cost: r.f.duration.Seconds() * math.Log2(float64(dim))})
+			jobs = append(jobs, mllessJob{c: c, r: r, alg: alg, cost: r.f.duration.Seconds() * fpdet.Log2(float64(dim))})
 		}
 	}
 	// The reference runs first: they fix the targets the others stop at.

@@ -12,6 +12,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/syncmodels/syncmodels/internal/fpdet"
 )
 
 // saveTiles draws the plots as a grid of rows into a w×h PNG at path.
@@ -130,12 +132,12 @@ func sweepPlot(c *fspCase, sw fspSweep) (*plot.Plot, error) {
 		lo, hi = math.Min(lo, rel(sw.mainEta)), math.Max(hi, rel(sw.mainEta))
 	}
 	var ticks plot.ConstantTicks
-	for k := math.Floor(math.Log2(lo)); k <= math.Ceil(math.Log2(hi)); k++ {
-		label := fmt.Sprintf("%g", math.Exp2(k))
+	for k := math.Floor(fpdet.Log2(lo)); k <= math.Ceil(fpdet.Log2(hi)); k++ {
+		label := fmt.Sprintf("%g", fpdet.Exp2(k))
 		if k < 0 {
-			label = fmt.Sprintf("1/%g", math.Exp2(-k))
+			label = fmt.Sprintf("1/%g", fpdet.Exp2(-k))
 		}
-		ticks = append(ticks, plot.Tick{Value: math.Exp2(k), Label: label})
+		ticks = append(ticks, plot.Tick{Value: fpdet.Exp2(k), Label: label})
 	}
 	p.X.Tick.Marker = ticks
 	dur := c.flags[fspSweepSetting].duration.Seconds()

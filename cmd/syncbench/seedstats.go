@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/montanaflynn/stats"
+
+	"github.com/syncmodels/syncmodels/internal/fpdet"
 )
 
 // seedStat is one quantity of a reproduce setting summarised over its
@@ -78,7 +80,7 @@ func medianCoverage(n, k int) float64 {
 	for i := range k {
 		below += float64(stats.Ncr(n, i))
 	}
-	return 1 - 2*below/math.Exp2(float64(n))
+	return 1 - 2*below/fpdet.Exp2(float64(n))
 }
 
 // fmt formats the median with f, and its interval in brackets when there

@@ -8,6 +8,7 @@ package fpdet_test
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"go/ast"
 	"go/constant"
@@ -42,6 +43,7 @@ type listedPkg struct {
 }
 
 type modulePkg struct {
+	pkg   *types.Package
 	path  string
 	files []*ast.File
 	info  *types.Info
@@ -129,7 +131,7 @@ func load() (*moduleInfo, error) {
 			mp.files = append(mp.files, f)
 		}
 		conf := types.Config{Importer: imp}
-		if _, err := conf.Check(p.ImportPath, m.fset, mp.files, mp.info); err != nil {
+		if mp.pkg, err = conf.Check(p.ImportPath, m.fset, mp.files, mp.info); err != nil {
 			return nil, fmt.Errorf("type-checking %s: %v", p.ImportPath, err)
 		}
 		m.pkgs = append(m.pkgs, mp)
@@ -231,6 +233,9 @@ type fmaChecker struct {
 	modPath string
 	tainted map[types.Object]bool
 	places  map[string]bool // source text of x.f, x[i], *p assigned a product
+	sources map[any][]ast.Node
+	pkg     *types.Package
+	edits   *[]edit
 	out     *[]finding
 }
 
@@ -295,6 +300,80 @@ func (c *fmaChecker) flag(e ast.Expr, why string) {
 		return
 	}
 	*c.out = append(*c.out, finding{c.fset.Position(e.Pos()), fmt.Sprintf("%s %s: write float64(…) (or float32(…)) around the product", types.ExprString(e), why)})
+	if *fix {
+		c.fixExpr(e, map[any]bool{})
+	}
+}
+
+// fixExpr records the edits that round e: a conversion around a product,
+// or, for a variable or place holding one, around the products assigned
+// to it (x *= y becomes x = T(x * y)).
+func (c *fmaChecker) fixExpr(e ast.Expr, seen map[any]bool) {
+	e = unparen(e)
+	switch x := e.(type) {
+	case *ast.Ident, *ast.SelectorExpr, *ast.IndexExpr, *ast.StarExpr:
+		k := c.key(x)
+		if k == nil || seen[k] {
+			return
+		}
+		seen[k] = true
+		for _, src := range c.sources[k] {
+			switch s := src.(type) {
+			case *ast.AssignStmt: // x *= y or x /= 2ᵏ
+				op := "*"
+				if s.Tok == token.QUO_ASSIGN {
+					op = "/"
+				}
+				l, r := c.text(s.Lhs[0]), c.text(s.Rhs[0])
+				c.edit(s.Pos(), s.End(), fmt.Sprintf("%s = %s(%s %s (%s))", l, c.typeName(s.Lhs[0]), l, op, r))
+			case ast.Expr:
+				c.fixExpr(s, seen)
+			}
+		}
+	default:
+		c.edit(e.Pos(), e.End(), c.typeName(e)+"("+c.text(e)+")")
+	}
+}
+
+func (c *fmaChecker) text(e ast.Node) string {
+	f := c.fset.File(e.Pos())
+	src, err := os.ReadFile(f.Name())
+	if err != nil {
+		panic(err)
+	}
+	return string(src[f.Offset(e.Pos()):f.Offset(e.End())])
+}
+
+// typeName is e's type as written in c.file.
+func (c *fmaChecker) typeName(e ast.Expr) string {
+	return types.TypeString(c.info.TypeOf(e), func(p *types.Package) string {
+		if p == c.pkg {
+			return ""
+		}
+		return p.Name()
+	})
+}
+
+func (c *fmaChecker) edit(pos, end token.Pos, text string) {
+	f := c.fset.File(pos)
+	*c.edits = append(*c.edits, edit{f.Name(), f.Offset(pos), f.Offset(end), text})
+}
+
+// key identifies a variable (its object) or a place (its source text).
+func (c *fmaChecker) key(e ast.Expr) any {
+	switch x := unparen(e).(type) {
+	case *ast.Ident:
+		if o := c.info.Defs[x]; o != nil {
+			return o
+		}
+		if o := c.info.Uses[x]; o != nil {
+			return o
+		}
+		return nil
+	case *ast.SelectorExpr, *ast.IndexExpr, *ast.StarExpr:
+		return types.ExprString(x)
+	}
+	return nil
 }
 
 // taint marks the variables assigned a product, to a fixed point (a
@@ -326,6 +405,42 @@ func (c *fmaChecker) taint(body ast.Node) {
 		}
 		return false
 	}
+	defer func() {
+		// Every assignment of a product, or of a tainted variable or place,
+		// to a tainted one: where -fix rounds.
+		ast.Inspect(body, func(n ast.Node) bool {
+			add := func(lhs, rhs ast.Expr, stmt *ast.AssignStmt) {
+				k := c.key(lhs)
+				if k == nil || !c.isTainted(k) {
+					return
+				}
+				switch {
+				case stmt != nil:
+					c.sources[k] = append(c.sources[k], stmt)
+				case c.product(rhs):
+					c.sources[k] = append(c.sources[k], rhs)
+				}
+			}
+			switch s := n.(type) {
+			case *ast.AssignStmt:
+				switch {
+				case s.Tok == token.MUL_ASSIGN || s.Tok == token.QUO_ASSIGN && c.powerOfTwo(s.Rhs[0]):
+					add(s.Lhs[0], nil, s)
+				case len(s.Lhs) == len(s.Rhs) && (s.Tok == token.ASSIGN || s.Tok == token.DEFINE):
+					for i := range s.Lhs {
+						add(s.Lhs[i], s.Rhs[i], nil)
+					}
+				}
+			case *ast.ValueSpec:
+				if len(s.Names) == len(s.Values) {
+					for i := range s.Names {
+						add(s.Names[i], s.Values[i], nil)
+					}
+				}
+			}
+			return true
+		})
+	}()
 	for changed := true; changed; {
 		changed = false
 		ast.Inspect(body, func(n ast.Node) bool {
@@ -380,6 +495,16 @@ func (c *fmaChecker) external(call *ast.CallExpr) bool {
 	}
 	p := fn.Pkg().Path()
 	return p != c.modPath && !strings.HasPrefix(p, c.modPath+"/")
+}
+
+func (c *fmaChecker) isTainted(k any) bool {
+	switch k := k.(type) {
+	case types.Object:
+		return c.tainted[k]
+	case string:
+		return c.places[k]
+	}
+	return false
 }
 
 func (c *fmaChecker) check(body ast.Node) {
@@ -444,6 +569,7 @@ func (c *fmaChecker) check(body ast.Node) {
 func TestNoFusableMultiplyAdd(t *testing.T) {
 	m := loadModule(t)
 	var fs []finding
+	var edits []edit
 	for _, p := range m.pkgs {
 		for _, f := range p.files {
 			for _, d := range f.Decls {
@@ -452,20 +578,93 @@ func TestNoFusableMultiplyAdd(t *testing.T) {
 					continue
 				}
 				c := &fmaChecker{fset: m.fset, file: f, info: p.info, modPath: m.modPath,
-					tainted: map[types.Object]bool{}, places: map[string]bool{}, out: &fs}
+					tainted: map[types.Object]bool{}, places: map[string]bool{}, out: &fs,
+					sources: map[any][]ast.Node{}, pkg: p.pkg, edits: &edits}
 				c.check(fd.Body)
 			}
 			// Package-level initialisers.
 			for _, d := range f.Decls {
 				if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.VAR {
 					c := &fmaChecker{fset: m.fset, file: f, info: p.info, modPath: m.modPath,
-						tainted: map[types.Object]bool{}, places: map[string]bool{}, out: &fs}
+						tainted: map[types.Object]bool{}, places: map[string]bool{}, out: &fs,
+						sources: map[any][]ast.Node{}, pkg: p.pkg, edits: &edits}
 					c.check(gd)
 				}
 			}
 		}
 	}
 	m.report(t, "float products that may be fused into a multiply-add", fs)
+	if *fix {
+		if err := applyEdits(edits); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("-fix: %d edits written; run gofmt and this test again", len(edits))
+	}
+}
+
+// fix rewrites the flagged places instead of only naming them:
+// go test ./internal/fpdet -run TestNoFusableMultiplyAdd -args -fix
+var fix = flag.Bool("fix", false, "TestNoFusableMultiplyAdd: write the conversions into the files")
+
+type edit struct {
+	file       string
+	start, end int
+	text       string
+}
+
+// applyEdits writes the edits. A wrap (text = prefix + old + ")") becomes
+// two insertions, so that nested wraps compose; a replacement (x *= y)
+// must not overlap another edit.
+func applyEdits(edits []edit) error {
+	type ins struct {
+		at, del int // insert text at at, deleting up to del (> at for a replacement)
+		text    string
+		closing bool
+	}
+	byFile := map[string][]ins{}
+	seen := map[edit]bool{}
+	for _, e := range edits {
+		if seen[e] {
+			continue
+		}
+		seen[e] = true
+		src, err := os.ReadFile(e.file)
+		if err != nil {
+			return err
+		}
+		old := string(src[e.start:e.end])
+		if strings.HasSuffix(e.text, old+")") {
+			byFile[e.file] = append(byFile[e.file],
+				ins{at: e.start, del: e.start, text: strings.TrimSuffix(e.text, old+")")},
+				ins{at: e.end, del: e.end, text: ")", closing: true})
+		} else {
+			byFile[e.file] = append(byFile[e.file], ins{at: e.start, del: e.end, text: e.text})
+		}
+	}
+	for name, is := range byFile {
+		for _, r := range is {
+			for _, o := range is {
+				if r.del > r.at && o != r && o.at < r.del && r.at < o.del {
+					return fmt.Errorf("%s: overlapping edits at offsets %d and %d", name, r.at, o.at)
+				}
+			}
+		}
+		// Back to front; at one offset, closing parentheses before openings.
+		sort.SliceStable(is, func(i, j int) bool {
+			return is[i].at > is[j].at || is[i].at == is[j].at && is[i].closing && !is[j].closing
+		})
+		out, err := os.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		for _, in := range is {
+			out = append(out[:in.at:in.at], append([]byte(in.text), out[in.del:]...)...)
+		}
+		if err := os.WriteFile(name, out, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // exactMath are the functions of package math whose results are exact

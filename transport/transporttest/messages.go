@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/internal/fpdet"
 	"github.com/syncmodels/syncmodels/transport"
 )
 
@@ -126,7 +127,7 @@ func randomValue(rng *rand.Rand) float64 {
 	case 2:
 		return math.MaxFloat64 * (rng.Float64()*2 - 1)
 	case 3, 4:
-		return rng.NormFloat64()
+		return fpdet.NormFloat64(rng)
 	}
 	return float64(rng.IntN(2049)-1024) / 256 // dyadic, often 0
 }

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/syncmodels/syncmodels/dataset"
+	"github.com/syncmodels/syncmodels/internal/fpdet"
 )
 
 // RefDir holds the reference outputs written by testdata/sklearn/make_refs.py,
@@ -129,13 +130,13 @@ func FashionHead(t testing.TB, n int) *dataset.Dense {
 func RandomBlobs(rng *rand.Rand, n, d, k int, scale, spread float64) *dataset.Dense {
 	centres := make([]float64, k*d)
 	for i := range centres {
-		centres[i] = rng.NormFloat64() * scale
+		centres[i] = fpdet.NormFloat64(rng) * scale
 	}
 	m := &dataset.Dense{N: n, D: d, X: make([]float64, n*d)}
 	for i := 0; i < n; i++ {
 		c := rng.IntN(k)
 		for t := 0; t < d; t++ {
-			m.X[i*d+t] = centres[c*d+t] + rng.NormFloat64()*(1+spread*float64(c))
+			m.X[i*d+t] = centres[c*d+t] + fpdet.NormFloat64(rng)*(1+spread*float64(c))
 		}
 	}
 	return m
