@@ -41,9 +41,9 @@ import "math"
 // which is then rounded correctly to float32 (53 ≥ 24 + 2 bits). Random
 // sums take the slow path about once in 2²⁸.
 func fma32(a, b, c float32) float32 {
-	s := float64(a)*float64(b) + float64(c) // fusing this into a float64 FMA changes nothing: the product is exact
+	s := float64(a)*float64(b) + float64(c) // fpdet:exact: fusing this into a float64 FMA changes nothing, the product is exact
 	if tie32(s) {
-		return fma32Slow(float64(a)*float64(b), float64(c), s)
+		return fma32Slow(float64(a)*float64(b), float64(c), s) // fpdet:exact (float32·float32 in float64)
 	}
 	return float32(s)
 }
@@ -159,28 +159,30 @@ func accSq64(a *[4]float64, x, y []float64, t0, t1, step int) {
 }
 
 // In the float32 loops, fma32 is inlined by hand: its fast path is one
-// float64 multiply-add (exact product) and the tie32 test.
+// float64 multiply-add (exact product) and the tie32 test. The products of
+// two float32 in float64 are exact, so fusing them changes nothing
+// (fpdet:exact marks them for internal/fpdet's guard).
 
 func accDot32(a *[4]float32, x, y []float32, t0, t1, step int) {
 	a0, a1, a2, a3 := a[0], a[1], a[2], a[3]
 	for t := t0; t < t1; t += step {
 		xv, yv := x[t:t+4:t+4], y[t:t+4:t+4]
-		if s := float64(xv[0])*float64(yv[0]) + float64(a0); tie32(s) {
+		if s := float64(xv[0])*float64(yv[0]) + float64(a0); tie32(s) { // fpdet:exact
 			a0 = fma32(xv[0], yv[0], a0)
 		} else {
 			a0 = float32(s)
 		}
-		if s := float64(xv[1])*float64(yv[1]) + float64(a1); tie32(s) {
+		if s := float64(xv[1])*float64(yv[1]) + float64(a1); tie32(s) { // fpdet:exact
 			a1 = fma32(xv[1], yv[1], a1)
 		} else {
 			a1 = float32(s)
 		}
-		if s := float64(xv[2])*float64(yv[2]) + float64(a2); tie32(s) {
+		if s := float64(xv[2])*float64(yv[2]) + float64(a2); tie32(s) { // fpdet:exact
 			a2 = fma32(xv[2], yv[2], a2)
 		} else {
 			a2 = float32(s)
 		}
-		if s := float64(xv[3])*float64(yv[3]) + float64(a3); tie32(s) {
+		if s := float64(xv[3])*float64(yv[3]) + float64(a3); tie32(s) { // fpdet:exact
 			a3 = fma32(xv[3], yv[3], a3)
 		} else {
 			a3 = float32(s)
@@ -194,22 +196,22 @@ func accSq32(a *[4]float32, x, y []float32, t0, t1, step int) {
 	for t := t0; t < t1; t += step {
 		xv, yv := x[t:t+4:t+4], y[t:t+4:t+4]
 		d0, d1, d2, d3 := xv[0]-yv[0], xv[1]-yv[1], xv[2]-yv[2], xv[3]-yv[3]
-		if s := float64(d0)*float64(d0) + float64(a0); tie32(s) {
+		if s := float64(d0)*float64(d0) + float64(a0); tie32(s) { // fpdet:exact
 			a0 = fma32(d0, d0, a0)
 		} else {
 			a0 = float32(s)
 		}
-		if s := float64(d1)*float64(d1) + float64(a1); tie32(s) {
+		if s := float64(d1)*float64(d1) + float64(a1); tie32(s) { // fpdet:exact
 			a1 = fma32(d1, d1, a1)
 		} else {
 			a1 = float32(s)
 		}
-		if s := float64(d2)*float64(d2) + float64(a2); tie32(s) {
+		if s := float64(d2)*float64(d2) + float64(a2); tie32(s) { // fpdet:exact
 			a2 = fma32(d2, d2, a2)
 		} else {
 			a2 = float32(s)
 		}
-		if s := float64(d3)*float64(d3) + float64(a3); tie32(s) {
+		if s := float64(d3)*float64(d3) + float64(a3); tie32(s) { // fpdet:exact
 			a3 = fma32(d3, d3, a3)
 		} else {
 			a3 = float32(s)
@@ -411,7 +413,7 @@ func axpy32Generic(a float32, x, y []float32) {
 	y = y[:len(x)]
 	a64 := float64(a)
 	for i, v := range x {
-		if s := a64*float64(v) + float64(y[i]); tie32(s) {
+		if s := a64*float64(v) + float64(y[i]); tie32(s) { // fpdet:exact
 			y[i] = fma32(a, v, y[i])
 		} else {
 			y[i] = float32(s)
