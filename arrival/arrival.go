@@ -154,7 +154,7 @@ func (d Dist) Variance(rate float64) float64 {
 	case Gamma:
 		return 1 / (d.Shape * l2)
 	case LogNormal:
-		return fpdet.Expm1(d.Shape*d.Shape) / l2
+		return fpdet.Expm1(float64(d.Shape*d.Shape)) / l2
 	default: // Pareto
 		a := d.Shape
 		if a <= 2 {

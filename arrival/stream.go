@@ -78,7 +78,7 @@ func NewStream(d Dist, rate float64, batch int, seed uint64, worker int) (*Strea
 		}
 		// The sum of b Gamma(k, θ) interarrivals is Gamma(b·k, θ), with
 		// θ = mean/k.
-		st.gammaShape = b * k
+		st.gammaShape = float64(b * k)
 		st.scale = meanNs / k
 		a := st.gammaShape
 		if a < 1 {
@@ -92,7 +92,7 @@ func NewStream(d Dist, rate float64, batch int, seed uint64, worker int) (*Strea
 	case LogNormal:
 		// exp(μ + σZ) with μ = ln(mean) − σ²/2: mean·e^{−σ²/2}·e^{σZ}.
 		st.shape = d.Shape
-		st.scale = meanNs * fpdet.Exp(-d.Shape*d.Shape/2)
+		st.scale = meanNs * fpdet.Exp(float64(-d.Shape*d.Shape/2))
 	case Pareto:
 		// x_m·U^{−1/α} = x_m·e^{E/α} with E ~ Exp(1), x_m = mean·(α−1)/α.
 		st.shape = 1 / d.Shape
@@ -161,7 +161,7 @@ func (st *Stream) gamma() float64 {
 		if t <= 0 {
 			continue
 		}
-		v := float64(t*t) * t
+		v := float64(float64(t*t) * t)
 		u := st.rng.Float64()
 		x2 := float64(x * x)
 		var g float64

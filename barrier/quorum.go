@@ -42,7 +42,7 @@ func (t Threshold) Need(n int) int {
 	case t.kind == thresholdCount:
 		return min(max(t.count, 1), n)
 	case t.kind == thresholdFraction:
-		k := int(math.Ceil(t.frac*float64(n) - 1e-9))
+		k := int(math.Ceil(float64(t.frac*float64(n)) - 1e-9))
 		return min(max(k, 1), n)
 	default:
 		return n

@@ -84,5 +84,5 @@ func MixedRate(onDemand, spot int, alpha float64, onDemandPrice, spotPrice Price
 	if err := spotPrice.Validate(); err != nil {
 		return Price{}, rewrap(err, "mixed rate", "spot price")
 	}
-	return DollarsPerHour(float64(onDemand)*onDemandPrice.Hourly() + alpha*float64(spot)*spotPrice.Hourly()), nil
+	return DollarsPerHour(float64(float64(onDemand)*onDemandPrice.Hourly()) + float64(alpha*float64(spot)*spotPrice.Hourly())), nil
 }

@@ -60,12 +60,12 @@ func DollarsPerSecond(x float64) Price { return Price{Dollars: x, Per: time.Seco
 func (p Price) Rate() float64 { return p.Dollars / p.Per.Seconds() }
 
 // Hourly returns the price in $/hour.
-func (p Price) Hourly() float64 { return p.Dollars * (float64(time.Hour) / float64(p.Per)) }
+func (p Price) Hourly() float64 { return float64(p.Dollars * (float64(time.Hour) / float64(p.Per))) }
 
 // For returns the price of d at this price, with no rounding. It does not
 // validate p.
 func (p Price) For(d time.Duration) float64 {
-	return p.Dollars * (float64(d) / float64(p.Per))
+	return float64(p.Dollars * (float64(d) / float64(p.Per)))
 }
 
 // Validate reports whether p is a finite, non-negative price with a

@@ -30,7 +30,7 @@ func PerMillion(x float64) RequestPrice { return RequestPrice{Dollars: x, Per: 1
 func (p RequestPrice) Each() float64 { return p.Dollars / float64(p.Per) }
 
 // For returns the price of n requests. It does not validate p or n.
-func (p RequestPrice) For(n int64) float64 { return p.Dollars * (float64(n) / float64(p.Per)) }
+func (p RequestPrice) For(n int64) float64 { return float64(p.Dollars * (float64(n) / float64(p.Per))) }
 
 // Validate reports whether p is a finite, non-negative price per a
 // positive number of requests.
@@ -54,7 +54,7 @@ func (p RequestPrice) Validate() error {
 // of CPU and RAM on Lambda is proportional"). A GB is 1024 MB, as AWS
 // counts it: 128 MB is 0.125 GB.
 func PerGBSecond(perGBSecond float64, memoryMB int) (Price, error) {
-	p := DollarsPerSecond(perGBSecond * float64(memoryMB) / 1024)
+	p := DollarsPerSecond(float64(perGBSecond * float64(memoryMB) / 1024))
 	switch {
 	case math.IsNaN(perGBSecond) || math.IsInf(perGBSecond, 0):
 		return Price{}, &Error{Op: "memory price", Detail: fmt.Sprintf("%v $ per GB-s", perGBSecond), Err: ErrNonFinite}

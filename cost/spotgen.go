@@ -125,7 +125,7 @@ func GenerateSpot(m SpotModel, seed uint64) (*Trace, error) {
 	// no start-up transient; a random walk (Reversion 0) starts at 0.
 	y := 0.0
 	if m.Reversion > 0 {
-		y = float64(sd/math.Sqrt(1-float64(keep*keep))) * fpdet.NormFloat64(rng)
+		y = float64(float64(sd/math.Sqrt(1-float64(keep*keep))) * fpdet.NormFloat64(rng))
 	}
 	var at []time.Duration
 	var q []float64 // the fluctuating part's shape, exp(y), before scaling
@@ -175,7 +175,7 @@ func scaleToMean(q, w []float64, m SpotModel) []float64 {
 	for _, v := range w {
 		tw += v
 	}
-	target := m.Mean * tw
+	target := float64(m.Mean * tw)
 	price := func(s, qi float64) float64 { return min(max(m.Fee+float64(s*qi), lo), hi) }
 	// solve returns the s that meets the mean on the piece where the
 	// clamps bind as they do at s0, and false if no point is free there.
@@ -185,23 +185,23 @@ func scaleToMean(q, w []float64, m SpotModel) []float64 {
 			p := m.Fee + float64(s0*qi)
 			switch {
 			case p <= lo:
-				fixed += w[i] * lo
+				fixed += float64(w[i] * lo)
 			case p >= hi:
-				fixed += w[i] * hi
+				fixed += float64(w[i] * hi)
 			default:
 				free += w[i]
-				slope += w[i] * qi
+				slope += float64(w[i] * qi)
 			}
 		}
 		if slope == 0 {
 			return 0, false
 		}
-		return (target - fixed - m.Fee*free) / slope, true
+		return (target - fixed - float64(m.Fee*free)) / slope, true
 	}
 	sum := func(s float64) float64 {
 		var t float64
 		for i, qi := range q {
-			t += w[i] * price(s, qi)
+			t += float64(w[i] * price(s, qi))
 		}
 		return t
 	}
@@ -210,10 +210,10 @@ func scaleToMean(q, w []float64, m SpotModel) []float64 {
 	if !ok || !consistent(s, solve) {
 		a, b := 0.0, 1.0
 		for sum(b) < target && b < math.MaxFloat64/4 {
-			b *= 2
+			b = float64(b * 2)
 		}
 		for range 200 {
-			mid := a + (b-a)/2
+			mid := a + float64((b-a)/2)
 			if mid <= a || mid >= b {
 				break
 			}
@@ -246,7 +246,7 @@ func consistent(s float64, solve func(float64) (float64, bool)) bool {
 func dot(a, b []float64) float64 {
 	var s float64
 	for i := range a {
-		s += a[i] * b[i]
+		s += float64(a[i] * b[i])
 	}
 	return s
 }

@@ -116,7 +116,7 @@ func (t *Trace) Cost(start, stop time.Duration) (float64, error) {
 		if i+1 < len(t.points) && t.points[i+1].At < stop {
 			end = t.points[i+1].At
 		}
-		total += t.points[i].PerHour * (float64(end-cur) / float64(time.Hour))
+		total += float64(t.points[i].PerHour * (float64(end-cur) / float64(time.Hour)))
 		cur = end
 	}
 	return total, nil

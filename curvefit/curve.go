@@ -28,7 +28,7 @@ type Power struct {
 
 // Eval returns L(t); +Inf where the denominator is 0.
 func (p Power) Eval(t float64) float64 {
-	return 1/(p.Theta[0]*fpdet.Pow(t, p.Theta[1])+p.Theta[2]) + p.Theta[3]
+	return 1/(float64(p.Theta[0]*fpdet.Pow(t, p.Theta[1]))+p.Theta[2]) + p.Theta[3]
 }
 
 // Params returns [θ0, θ1, θ2, θ3].
@@ -73,7 +73,7 @@ type Quadratic struct {
 
 // Eval returns ℓ(t); +Inf where the denominator is 0.
 func (q Quadratic) Eval(t float64) float64 {
-	return 1/((q.Theta[0]*t+q.Theta[1])*t+q.Theta[2]) + q.Theta[3]
+	return 1/(float64((float64(q.Theta[0]*t)+q.Theta[1])*t)+q.Theta[2]) + q.Theta[3]
 }
 
 // Params returns [θ0, θ1, θ2, θ3].
@@ -102,7 +102,7 @@ func (q Quadratic) TimeToLoss(target float64) (t float64, ok bool) {
 	if th[0] == 0 {
 		t = -c / th[1]
 	} else {
-		qq := -0.5 * (th[1] + math.Sqrt(th[1]*th[1]-4*th[0]*c))
+		qq := -0.5 * (th[1] + math.Sqrt(float64(th[1]*th[1])-float64(4*th[0]*c)))
 		t = c / qq
 	}
 	if math.IsInf(t, 0) || math.IsNaN(t) {

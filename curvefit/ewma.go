@@ -69,14 +69,14 @@ func (f *EWMAFilter) Push(v float64) float64 {
 	obs := !math.IsNaN(v)
 	switch {
 	case !math.IsNaN(f.weighted):
-		f.oldWt *= 1 - f.alpha
+		f.oldWt = float64(f.oldWt * (1 - f.alpha))
 		if obs {
 			newWt := 1.0
 			if !f.adjust {
 				newWt = f.alpha
 			}
 			if f.weighted != v {
-				f.weighted = (f.oldWt*f.weighted + newWt*v) / (f.oldWt + newWt)
+				f.weighted = (float64(f.oldWt*f.weighted) + float64(newWt*v)) / (f.oldWt + newWt)
 			}
 			if f.adjust {
 				f.oldWt += newWt

@@ -61,12 +61,12 @@ func FitPower(t, y []float64, opt FitOptions) (*Power, error) {
 	for i := range grid {
 		grid[i] *= emax / 3
 	}
-	searchGrid(grid, profile, 1e-8, 1e-10*emax, nil)
+	searchGrid(grid, profile, 1e-8, float64(1e-10*emax), nil)
 	if math.IsInf(best.sse, 0) {
 		return nil, ErrNoFit
 	}
 	// Undo the time scaling s = t/T: θ0·t^e = c0·s^e gives θ0 = c0·T^−e.
-	p := &Power{Theta: [4]float64{best.c[0] * fpdet.Pow(f.T, -best.e), best.e, best.c[1], best.d}}
+	p := &Power{Theta: [4]float64{float64(best.c[0] * fpdet.Pow(f.T, -best.e)), best.e, best.c[1], best.d}}
 	if !finite(p.Theta[:]) {
 		return nil, ErrNoFit
 	}
@@ -210,7 +210,7 @@ func (f *fitter) profileD() (d, sse float64) {
 	for i, q := range qs {
 		grid[i] = f.ymin * (1 - q)
 	}
-	searchGrid(grid, eval, 1e-10, 1e-13*f.ymin, func() { warm = !math.IsInf(sse, 1) })
+	searchGrid(grid, eval, 1e-10, float64(1e-13*f.ymin), func() { warm = !math.IsInf(sse, 1) })
 	return d, sse
 }
 
@@ -251,7 +251,7 @@ func (f *fitter) inner(d float64, warm bool) float64 {
 			for j, p := range f.phi[i*k : i*k+k] {
 				row[j] = w * p
 			}
-			f.rhs[i] = w * (gi - r*gi*gi)
+			f.rhs[i] = w * (gi - float64(r*gi*gi))
 		}
 		if _, err := f.solver.Solve(f.a[:m*k], m, k, f.rhs, f.cTry[:k]); err != nil {
 			break
@@ -264,7 +264,7 @@ func (f *fitter) inner(d float64, warm bool) float64 {
 			// Halve the step until the SSE decreases.
 			for range 12 {
 				for j := range k {
-					f.cTry[j] = 0.5 * (f.c[j] + f.cTry[j])
+					f.cTry[j] = float64(0.5 * (f.c[j] + f.cTry[j]))
 				}
 				if next = f.sse(d, f.cTry[:k], f.gTry); next < cur {
 					break
@@ -297,7 +297,7 @@ func (f *fitter) sse(d float64, c, g []float64) float64 {
 		}
 		g[i] = gi
 		r := f.sw[i] * (yi - d - 1/gi)
-		sum += r * r
+		sum += float64(r * r)
 	}
 	return sum
 }
@@ -328,25 +328,25 @@ func searchGrid(grid []float64, fn func(float64) float64, rtol, atol float64, re
 // rtol·|x| + atol, and returns the best point and value it found.
 func brent(fn func(float64) float64, a, b, rtol, atol float64, maxIter int) (x, fx float64) {
 	const cgold = 0.3819660112501051 // (3 − √5)/2
-	x = a + cgold*(b-a)
+	x = a + float64(cgold*(b-a))
 	w, v := x, x
 	fx = fn(x)
 	fw, fv := fx, fx
 	var d, e float64
 	for range maxIter {
-		xm := 0.5 * (a + b)
-		tol1 := rtol*math.Abs(x) + atol
-		tol2 := 2 * tol1
-		if math.Abs(x-xm) <= tol2-0.5*(b-a) {
+		xm := float64(0.5 * (a + b))
+		tol1 := float64(rtol*math.Abs(x)) + atol
+		tol2 := float64(2 * tol1)
+		if math.Abs(x-xm) <= tol2-float64(0.5*(b-a)) {
 			break
 		}
 		golden := true
 		if math.Abs(e) > tol1 {
 			// Parabola through (v, fv), (w, fw), (x, fx).
-			r := (x - w) * (fx - fv)
-			q := (x - v) * (fx - fw)
-			p := (x-v)*q - (x-w)*r
-			q = 2 * (q - r)
+			r := float64((x - w) * (fx - fv))
+			q := float64((x - v) * (fx - fw))
+			p := float64((x-v)*q) - float64((x-w)*r)
+			q = float64(2 * (q - r))
 			if q > 0 {
 				p = -p
 			} else {
@@ -367,7 +367,7 @@ func brent(fn func(float64) float64, a, b, rtol, atol float64, maxIter int) (x, 
 			} else {
 				e = b - x
 			}
-			d = cgold * e
+			d = float64(cgold * e)
 		}
 		u := x + d
 		if math.Abs(d) < tol1 {

@@ -253,8 +253,8 @@ func (s *Solver) reduce(m, n int) (c2 float64) {
 			c := W[j*m+k : j*m+m]
 			// (sm/up)/v[k], not sm/(up·v[k]): the product underflows for
 			// a pivot column of norm ~1e-160.
-			fj := (c[0]*up + d[j]) / up / v[k]
-			c[0] += fj * up
+			fj := (float64(c[0]*up) + d[j]) / up / v[k]
+			c[0] += float64(fj * up)
 			return fj
 		}
 		// The pivot of the next step, column k+1, leads the first group.
@@ -364,15 +364,15 @@ func (s *Solver) run(A, b []float64, m, n int, x []float64, maxIter int) error {
 			up = houseGen(col, nsetp)
 			unorm := 0.0
 			for _, v := range col[:nsetp] {
-				unorm += v * v
+				unorm += float64(v * v)
 			}
 			unorm = math.Sqrt(unorm)
-			if unorm+math.Abs(col[nsetp])*factor-unorm > 0 {
+			if unorm+float64(math.Abs(col[nsetp])*factor)-unorm > 0 {
 				// Column j is sufficiently independent. Its proposed
 				// value is the first transformed entry of b over the new
 				// diagonal.
 				hs = houseCoef(col, nsetp, up, b)
-				if ztest := (b[nsetp] + hs*up) / col[nsetp]; ztest > 0 {
+				if ztest := (b[nsetp] + float64(hs*up)) / col[nsetp]; ztest > 0 {
 					break
 				}
 			}
@@ -416,7 +416,7 @@ func (s *Solver) run(A, b []float64, m, n int, x []float64, maxIter int) error {
 				break // z > 0: accept it
 			}
 			for ip, l := range index[:nsetp] {
-				x[l] += alpha * (z[ip] - x[l])
+				x[l] += float64(alpha * (z[ip] - x[l]))
 			}
 			// Move index[jj], and every other passive variable that is no
 			// longer positive, from P to Z, restoring the triangle with
@@ -432,11 +432,11 @@ func (s *Solver) run(A, b []float64, m, n int, x []float64, maxIter int) error {
 					for l := range n {
 						if l != ii {
 							u, v := A[l*m+k-1], A[l*m+k]
-							A[l*m+k-1], A[l*m+k] = c*u+sn*v, -sn*u+c*v
+							A[l*m+k-1], A[l*m+k] = float64(c*u)+float64(sn*v), float64(-sn*u)+float64(c*v)
 						}
 					}
 					u, v := b[k-1], b[k]
-					b[k-1], b[k] = c*u+sn*v, -sn*u+c*v
+					b[k-1], b[k] = float64(c*u)+float64(sn*v), float64(-sn*u)+float64(c*v)
 				}
 				nsetp--
 				index[nsetp] = i
@@ -469,7 +469,7 @@ func solveTri(A []float64, m int, p []int, z []float64) {
 		z[ip] /= col[ip]
 		zi := z[ip]
 		for i := range ip {
-			z[i] -= col[i] * zi
+			z[i] -= float64(col[i] * zi)
 		}
 	}
 }
@@ -496,9 +496,9 @@ func houseGen(u []float64, p int) (up float64) {
 		sm = 0
 		for _, vi := range v {
 			t := vi * clinv
-			sm += t * t
+			sm += float64(t * t)
 		}
-		cl *= math.Sqrt(sm)
+		cl = float64(cl * math.Sqrt(sm))
 	}
 	if u[p] > 0 {
 		cl = -cl
@@ -532,7 +532,7 @@ func houseCoef(u []float64, p int, up float64, c []float64) float64 {
 	}
 	// up and u[p] have opposite signs (houseGen); dividing twice avoids
 	// the underflow of up·u[p] for tiny vectors.
-	sm := c[p]*up + dot(c[p+1:len(u)], u[p+1:])
+	sm := float64(c[p]*up) + dot(c[p+1:len(u)], u[p+1:])
 	return sm / up / u[p]
 }
 
@@ -541,7 +541,7 @@ func houseApplyCoef(u []float64, p int, up, coef float64, c []float64) {
 	if coef == 0 {
 		return
 	}
-	c[p] += coef * up
+	c[p] += float64(coef * up)
 	axpy(coef, u[p+1:], c[p+1:len(u)])
 }
 
@@ -556,14 +556,14 @@ func givens(a, b float64) (c, s, sig float64) {
 	switch {
 	case math.Abs(a) > math.Abs(b):
 		xr := b / a
-		yr := math.Sqrt(1 + xr*xr)
+		yr := math.Sqrt(1 + float64(xr*xr))
 		c = math.Copysign(1/yr, a)
-		return c, c * xr, math.Abs(a) * yr
+		return c, float64(c * xr), float64(math.Abs(a) * yr)
 	case b != 0:
 		xr := a / b
-		yr := math.Sqrt(1 + xr*xr)
+		yr := math.Sqrt(1 + float64(xr*xr))
 		s = math.Copysign(1/yr, b)
-		return s * xr, s, math.Abs(b) * yr
+		return float64(s * xr), s, float64(math.Abs(b) * yr)
 	default:
 		return 0, 1, 0
 	}
@@ -575,13 +575,13 @@ func dot(x, y []float64) float64 {
 	var s0, s1, s2, s3 float64
 	i := 0
 	for ; i+4 <= len(x); i += 4 {
-		s0 += x[i] * y[i]
-		s1 += x[i+1] * y[i+1]
-		s2 += x[i+2] * y[i+2]
-		s3 += x[i+3] * y[i+3]
+		s0 += float64(x[i] * y[i])
+		s1 += float64(x[i+1] * y[i+1])
+		s2 += float64(x[i+2] * y[i+2])
+		s3 += float64(x[i+3] * y[i+3])
 	}
 	for ; i < len(x); i++ {
-		s0 += x[i] * y[i]
+		s0 += float64(x[i] * y[i])
 	}
 	return (s0 + s1) + (s2 + s3)
 }
@@ -591,13 +591,13 @@ func axpy(alpha float64, x, y []float64) {
 	y = y[:len(x)]
 	i := 0
 	for ; i+4 <= len(x); i += 4 {
-		y[i] += alpha * x[i]
-		y[i+1] += alpha * x[i+1]
-		y[i+2] += alpha * x[i+2]
-		y[i+3] += alpha * x[i+3]
+		y[i] += float64(alpha * x[i])
+		y[i+1] += float64(alpha * x[i+1])
+		y[i+2] += float64(alpha * x[i+2])
+		y[i+3] += float64(alpha * x[i+3])
 	}
 	for ; i < len(x); i++ {
-		y[i] += alpha * x[i]
+		y[i] += float64(alpha * x[i])
 	}
 }
 
@@ -610,10 +610,10 @@ func residualNorm(a []float64, m, n int, b, x []float64) float64 {
 		r := -b[i]
 		for j, xj := range x {
 			if xj != 0 {
-				r += row[j] * xj
+				r += float64(row[j] * xj)
 			}
 		}
-		ss += r * r
+		ss += float64(r * r)
 		scale = max(scale, math.Abs(r))
 	}
 	if scale == 0 {
@@ -631,13 +631,13 @@ func residualNorm(a []float64, m, n int, b, x []float64) float64 {
 		r := -b[i]
 		for j, xj := range x {
 			if xj != 0 {
-				r += row[j] * xj
+				r += float64(row[j] * xj)
 			}
 		}
 		r *= inv
-		ss += r * r
+		ss += float64(r * r)
 	}
-	return scale * math.Sqrt(ss)
+	return float64(scale * math.Sqrt(ss))
 }
 
 func nonzero(v float64) bool { return v != 0 }
@@ -671,15 +671,15 @@ func transposeNorms(dst, src []float64, m, n int, cn, d []float64) {
 			row := src[i*n+j : i*n+j+4]
 			v0, v1, v2, v3 := row[0], row[1], row[2], row[3]
 			c0[i], c1[i], c2[i], c3[i] = v0, v1, v2, v3
-			n0 += v0 * v0
-			n1 += v1 * v1
-			n2 += v2 * v2
-			n3 += v3 * v3
+			n0 += float64(v0 * v0)
+			n1 += float64(v1 * v1)
+			n2 += float64(v2 * v2)
+			n3 += float64(v3 * v3)
 			p := src[i*n]
-			d0 += p * v0
-			d1 += p * v1
-			d2 += p * v2
-			d3 += p * v3
+			d0 += float64(p * v0)
+			d1 += float64(p * v1)
+			d2 += float64(p * v2)
+			d3 += float64(p * v3)
 		}
 		cn[j], cn[j+1], cn[j+2], cn[j+3] = n0, n1, n2, n3
 		d[j], d[j+1], d[j+2], d[j+3] = d0, d1, d2, d3
@@ -691,8 +691,8 @@ func transposeNorms(dst, src []float64, m, n int, cn, d []float64) {
 		for i := 1; i < len(col); i++ {
 			v := src[i*n+j]
 			col[i] = v
-			n0 += v * v
-			d0 += src[i*n] * v
+			n0 += float64(v * v)
+			d0 += float64(src[i*n] * v)
 		}
 		cn[j], d[j] = n0, d0
 	}
@@ -706,9 +706,9 @@ func transposeNorms(dst, src []float64, m, n int, cn, d []float64) {
 func fused1(f0 float64, v, p []float64) (nrm float64) {
 	p = p[:len(v)]
 	for i, vi := range v {
-		pi := p[i] + f0*vi
+		pi := p[i] + float64(f0*vi)
 		p[i] = pi
-		nrm += pi * pi
+		nrm += float64(pi * pi)
 	}
 	return nrm
 }
@@ -719,16 +719,16 @@ func fused2(f0, f1 float64, v, p, c1 []float64) (nrm, d1 float64) {
 		return 0, 0
 	}
 	p, c1 = p[:n], c1[:n]
-	p[0] += f0 * v[0]
-	c1[0] += f1 * v[0]
-	nrm = p[0] * p[0]
+	p[0] += float64(f0 * v[0])
+	c1[0] += float64(f1 * v[0])
+	nrm = float64(p[0] * p[0])
 	for i := 1; i < n; i++ {
 		vi := v[i]
-		pi := p[i] + f0*vi
-		x1 := c1[i] + f1*vi
+		pi := p[i] + float64(f0*vi)
+		x1 := c1[i] + float64(f1*vi)
 		p[i], c1[i] = pi, x1
-		nrm += pi * pi
-		d1 += pi * x1
+		nrm += float64(pi * pi)
+		d1 += float64(pi * x1)
 	}
 	return nrm, d1
 }
@@ -739,19 +739,19 @@ func fused3(f0, f1, f2 float64, v, p, c1, c2 []float64) (nrm, d1, d2 float64) {
 		return 0, 0, 0
 	}
 	p, c1, c2 = p[:n], c1[:n], c2[:n]
-	p[0] += f0 * v[0]
-	c1[0] += f1 * v[0]
-	c2[0] += f2 * v[0]
-	nrm = p[0] * p[0]
+	p[0] += float64(f0 * v[0])
+	c1[0] += float64(f1 * v[0])
+	c2[0] += float64(f2 * v[0])
+	nrm = float64(p[0] * p[0])
 	for i := 1; i < n; i++ {
 		vi := v[i]
-		pi := p[i] + f0*vi
-		x1 := c1[i] + f1*vi
-		x2 := c2[i] + f2*vi
+		pi := p[i] + float64(f0*vi)
+		x1 := c1[i] + float64(f1*vi)
+		x2 := c2[i] + float64(f2*vi)
 		p[i], c1[i], c2[i] = pi, x1, x2
-		nrm += pi * pi
-		d1 += pi * x1
-		d2 += pi * x2
+		nrm += float64(pi * pi)
+		d1 += float64(pi * x1)
+		d2 += float64(pi * x2)
 	}
 	return nrm, d1, d2
 }
@@ -762,22 +762,22 @@ func fused4(f0, f1, f2, f3 float64, v, p, c1, c2, c3 []float64) (nrm, d1, d2, d3
 		return 0, 0, 0, 0
 	}
 	p, c1, c2, c3 = p[:n], c1[:n], c2[:n], c3[:n]
-	p[0] += f0 * v[0]
-	c1[0] += f1 * v[0]
-	c2[0] += f2 * v[0]
-	c3[0] += f3 * v[0]
-	nrm = p[0] * p[0]
+	p[0] += float64(f0 * v[0])
+	c1[0] += float64(f1 * v[0])
+	c2[0] += float64(f2 * v[0])
+	c3[0] += float64(f3 * v[0])
+	nrm = float64(p[0] * p[0])
 	for i := 1; i < n; i++ {
 		vi := v[i]
-		pi := p[i] + f0*vi
-		x1 := c1[i] + f1*vi
-		x2 := c2[i] + f2*vi
-		x3 := c3[i] + f3*vi
+		pi := p[i] + float64(f0*vi)
+		x1 := c1[i] + float64(f1*vi)
+		x2 := c2[i] + float64(f2*vi)
+		x3 := c3[i] + float64(f3*vi)
 		p[i], c1[i], c2[i], c3[i] = pi, x1, x2, x3
-		nrm += pi * pi
-		d1 += pi * x1
-		d2 += pi * x2
-		d3 += pi * x3
+		nrm += float64(pi * pi)
+		d1 += float64(pi * x1)
+		d2 += float64(pi * x2)
+		d3 += float64(pi * x3)
 	}
 	return nrm, d1, d2, d3
 }
@@ -799,7 +799,7 @@ func nrm2(v []float64) float64 {
 	ss = 0
 	for _, x := range v {
 		t := x * inv
-		ss += t * t
+		ss += float64(t * t)
 	}
-	return scale * math.Sqrt(ss)
+	return float64(scale * math.Sqrt(ss))
 }

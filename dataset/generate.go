@@ -26,7 +26,7 @@ func Blobs(rng *rand.Rand, n, d, k int, spread float64) *Dense {
 	}
 	centers := make([]float64, k*d)
 	for i := range centers {
-		centers[i] = -10 + 20*rng.Float64()
+		centers[i] = -10 + float64(20*rng.Float64())
 	}
 	m := &Dense{N: n, D: d, X: make([]float64, n*d), Labels: make([]float64, n)}
 	for i := range n {
@@ -34,7 +34,7 @@ func Blobs(rng *rand.Rand, n, d, k int, spread float64) *Dense {
 		m.Labels[i] = float64(c)
 		row, ctr := m.Row(i), centers[c*d:(c+1)*d]
 		for j := range row {
-			row[j] = ctr[j] + spread*fpdet.NormFloat64(rng)
+			row[j] = ctr[j] + float64(spread*fpdet.NormFloat64(rng))
 		}
 	}
 	return m
@@ -56,14 +56,14 @@ func Logistic(rng *rand.Rand, n, d int) (*Dense, []float64) {
 	for j := range d {
 		w[j] = scale * fpdet.NormFloat64(rng)
 	}
-	w[d] = 0.5 * fpdet.NormFloat64(rng)
+	w[d] = float64(0.5 * fpdet.NormFloat64(rng))
 	m := &Dense{N: n, D: d, X: make([]float64, n*d), Labels: make([]float64, n)}
 	for i := range n {
 		row := m.Row(i)
 		z := w[d]
 		for j := range row {
 			row[j] = fpdet.NormFloat64(rng)
-			z += w[j] * row[j]
+			z += float64(w[j] * row[j])
 		}
 		if rng.Float64() < sigmoid(z) {
 			m.Labels[i] = 1
@@ -97,7 +97,7 @@ func SparseLogistic(rng *rand.Rand, n, d, nnz int) (*Sparse, []float64) {
 	for _, j := range cols {
 		w[j] = c * fpdet.NormFloat64(rng)
 	}
-	w[d] = 0.5 * fpdet.NormFloat64(rng)
+	w[d] = float64(0.5 * fpdet.NormFloat64(rng))
 	m := &Sparse{
 		N: n, D: d,
 		Indptr:  make([]int, n+1),
@@ -115,7 +115,7 @@ func SparseLogistic(rng *rand.Rand, n, d, nnz int) (*Sparse, []float64) {
 			}
 			m.Indices = append(m.Indices, j)
 			m.Values = append(m.Values, v)
-			z += w[j] * v
+			z += float64(w[j] * v)
 		}
 		m.Indptr[i+1] = len(m.Indices)
 		if rng.Float64() < sigmoid(z) {
@@ -207,9 +207,9 @@ func LowRankRatings(rng *rand.Rand, users, items, rank, n int, alpha float64) *R
 		it := byRank[min(r, items-1)]
 		z := 3.0
 		for j := range rank {
-			z += U[u*rank+j] * M[it*rank+j]
+			z += float64(U[u*rank+j] * M[it*rank+j])
 		}
-		z += 0.5 * fpdet.NormFloat64(rng)
+		z += float64(0.5 * fpdet.NormFloat64(rng))
 		out.User[k], out.Item[k], out.Value[k] = int32(u), int32(it), min(max(z, 1), 5)
 	}
 	return out

@@ -246,7 +246,7 @@ func fastFloat(b []byte) (v float64, ok bool) {
 	case m > 1<<53:
 		return 0, false
 	case 0 <= e10 && e10 <= 22:
-		v = float64(m) * pow10[e10]
+		v = float64(float64(m) * pow10[e10])
 	case -22 <= e10 && e10 < 0:
 		v = float64(m) / pow10[-e10]
 	default:

@@ -34,11 +34,11 @@ func NonNegLowRank(rng *rand.Rand, n, d, rank int, noise float64) *Dense {
 		for r := range rank {
 			a := w[i*rank+r]
 			for j, v := range h[r*d : (r+1)*d] {
-				row[j] += a * v
+				row[j] += float64(a * v)
 			}
 		}
 		for j := range row {
-			row[j] = max(0, row[j]+noise*fpdet.NormFloat64(rng))
+			row[j] = max(0, row[j]+float64(noise*fpdet.NormFloat64(rng)))
 		}
 	}
 	return m

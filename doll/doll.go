@@ -224,10 +224,10 @@ func (j Job) Run(ctx context.Context, policy Policy) (*Outcome, error) {
 	}
 	// The run lasts until its J updates; the duration is only a cap,
 	// far beyond what α allows in expectation.
-	limit := seconds(theta0 / j.Alpha * 4)
+	limit := seconds(float64(theta0 / j.Alpha * 4))
 	// The planning price is the trace's mean over the deadline θ, the
 	// time the job is meant to run.
-	meanSpot, err := j.Spot.Mean(0, seconds(theta0*j.DeadlineRatio))
+	meanSpot, err := j.Spot.Mean(0, seconds(float64(theta0*j.DeadlineRatio)))
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +236,7 @@ func (j Job) Run(ctx context.Context, policy Policy) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &Outcome{Policy: policy, Theta0: seconds(theta0), Theta: seconds(theta0 * j.DeadlineRatio), OnDemandExpected: od}
+	out := &Outcome{Policy: policy, Theta0: seconds(theta0), Theta: seconds(float64(theta0 * j.DeadlineRatio)), OnDemandExpected: od}
 	var pre []int
 	switch policy {
 	case OnDemand:

@@ -169,7 +169,7 @@ func (a *accum) held() Held {
 	var ss float64
 	a.rangeHeld(func(_ int, v float64) bool {
 		r := v / h.LInf
-		ss += r * r
+		ss += float64(r * r)
 		return true
 	})
 	h.L2 = h.LInf * math.Sqrt(ss)

@@ -141,7 +141,7 @@ func (c QSGD) Quantize(dst *Quantized, x []float64, rng *rand.Rand) error {
 
 // scaled returns r = |v|/N·s, in [0, s] for |v| ≤ N: the P2P code's
 // abs(x)/norm*s.
-func scaled(v, norm, s float64) float64 { return math.Abs(v) / norm * s }
+func scaled(v, norm, s float64) float64 { return float64(math.Abs(v) / norm * s) }
 
 // norm returns ‖x‖, computed without overflow for finite x.
 func (c QSGD) norm(x []float64) float64 {
@@ -155,11 +155,11 @@ func (c QSGD) norm(x []float64) float64 {
 	var ss float64
 	for _, v := range x {
 		r := v / m
-		ss += r * r
+		ss += float64(r * r)
 	}
 	// ss ≥ 1 (the largest entry contributes exactly 1), so ‖x‖ ≥ |x_i|
 	// for every i and r_i ≤ s.
-	return m * math.Sqrt(ss)
+	return float64(m * math.Sqrt(ss))
 }
 
 // Len returns the number of entries.
@@ -167,7 +167,7 @@ func (q *Quantized) Len() int { return len(q.L) }
 
 // Value returns the decoded entry k, Scale·(L[k]/Levels).
 func (q *Quantized) Value(k int) float64 {
-	return q.Scale * (float64(q.L[k]) / float64(q.Levels))
+	return float64(q.Scale * (float64(q.L[k]) / float64(q.Levels)))
 }
 
 // Decode writes the decoded vector into dst, growing it as needed, and

@@ -236,7 +236,7 @@ func (f *Significance) Worst(replica []float64) (i int, acc, w float64, ok bool)
 			if a == 0 {
 				continue
 			}
-			if x := math.Abs(a) - vt*math.Abs(replica[lo+k]); x > best || i < 0 {
+			if x := math.Abs(a) - float64(vt*math.Abs(replica[lo+k])); x > best || i < 0 {
 				best, i = x, lo+k
 			}
 		}

@@ -140,7 +140,7 @@ func (m *MigrationResult) Ratio() float64 {
 // 2·Tolerance.Passes of its super-worker's mean (its members are within
 // Tolerance.Passes of the first), so max − min ≤ 2ε + 4·Tolerance.Passes.
 func (m *MigrationResult) SpreadBound() float64 {
-	return 2*m.Planner.Epsilon + 4*m.Planner.Tolerance.Passes
+	return float64(2*m.Planner.Epsilon) + float64(4*m.Planner.Tolerance.Passes)
 }
 
 // RatioBound is the max/min of the workers' passes that Eq. 8 allows at
@@ -360,8 +360,8 @@ func (m *migration) barrier(s *sim, now time.Duration) error {
 	decay := fpdet.Exp2(-float64(now-m.lastBarrier) / float64(m.cfg.Planner.MinSplit))
 	m.lastBarrier = now
 	for w, sh := range m.shards {
-		m.pts[w] = m.pts[w]*decay + float64(sh.stats.Points-m.lastPts[w])
-		m.busy[w] = m.busy[w]*decay + (sh.stats.Busy - m.lastBusy[w]).Seconds()
+		m.pts[w] = float64(m.pts[w]*decay) + float64(sh.stats.Points-m.lastPts[w])
+		m.busy[w] = float64(m.busy[w]*decay) + (sh.stats.Busy - m.lastBusy[w]).Seconds()
 		m.lastPts[w], m.lastBusy[w] = sh.stats.Points, sh.stats.Busy
 		if m.busy[w] > 0 {
 			speeds[w] = m.pts[w] / m.busy[w]
@@ -402,7 +402,7 @@ func (m *migration) barrier(s *sim, now time.Duration) error {
 // delta projected on the merged delta, ⟨d_w, D⟩/‖D‖².
 func (m *migration) attribute(c *coordinator) {
 	var norm float64
-	c.merged.Range(func(_ int, v float64) bool { norm += v * v; return true })
+	c.merged.Range(func(_ int, v float64) bool { norm += float64(v * v); return true })
 	if !(norm > 0) || math.IsInf(norm, 0) {
 		return
 	}
@@ -411,7 +411,7 @@ func (m *migration) attribute(c *coordinator) {
 			continue
 		}
 		var dot float64
-		d.Range(func(i int, v float64) bool { dot += v * c.merged.Vec[i]; return true })
+		d.Range(func(i int, v float64) bool { dot += float64(v * c.merged.Vec[i]); return true })
 		m.share[w] += dot / norm
 		m.last[w] = nil
 	}
@@ -435,7 +435,7 @@ func (m *migration) sample(s *sim, now time.Duration) error {
 		if m.rounds > 0 {
 			share = m.share[w] / float64(m.rounds)
 		}
-		if err := m.res.History.Record(w, now, l.Passes, gain*share); err != nil {
+		if err := m.res.History.Record(w, now, l.Passes, float64(gain*share)); err != nil {
 			return fmt.Errorf("harness: migration history: %w", err)
 		}
 		m.share[w] = 0

@@ -16,7 +16,7 @@ type Line struct {
 }
 
 // At returns g(η).
-func (l Line) At(eta time.Duration) float64 { return l.A*eta.Seconds() + l.B }
+func (l Line) At(eta time.Duration) float64 { return float64(l.A*eta.Seconds()) + l.B }
 
 // String reads like "g(η) = -20·η + 10".
 func (l Line) String() string { return fmt.Sprintf("g(η) = %.4g·η + %.4g", l.A, l.B) }
@@ -25,7 +25,7 @@ func (l Line) String() string { return fmt.Sprintf("g(η) = %.4g·η + %.4g", l.
 // seconds. It may be non-finite (Optimum then reports !ok).
 func fitLine(x1, y1, x2, y2 float64) Line {
 	a := (y2 - y1) / (x2 - x1)
-	return Line{A: a, B: y1 - a*x1}
+	return Line{A: a, B: y1 - float64(a*x1)}
 }
 
 // Gain is Eq. (7) of FSP §3.3: the progress expected over a stage lasting
@@ -36,13 +36,13 @@ func fitLine(x1, y1, x2, y2 float64) Line {
 // the valid time (T less the cost of its T/(η+φ) barriers) times the
 // progress per unit of valid time. For a finite l it is NaN only for η = φ = 0.
 func Gain(l Line, eta, phi, T time.Duration) float64 {
-	return T.Seconds() * rate(l, eta.Seconds(), phi.Seconds())
+	return float64(T.Seconds() * rate(l, eta.Seconds(), phi.Seconds()))
 }
 
 // rate is gain/T: the progress per second of elapsed time at interval η
 // (seconds), η·g(η)/(η+φ).
 func rate(l Line, eta, phi float64) float64 {
-	return eta / (eta + phi) * (l.A*eta + l.B)
+	return float64(eta / (eta + phi) * (float64(l.A*eta) + l.B))
 }
 
 // Optimum returns η* in [lo, hi] maximizing Eq. (7) for the quality
@@ -73,8 +73,8 @@ func Optimum(l Line, phi, lo, hi time.Duration) (eta time.Duration, ok bool) {
 	if a != 0 && p > 0 {
 		// The positive root of A·η² + 2Aφη + Bφ, in the form without
 		// cancellation: −φ + s = (s² − φ²)/(s + φ) with s² = φ² − Bφ/A.
-		if q := -b * p / a; finite(q) && p*p+q >= 0 {
-			if r := q / (p + math.Sqrt(p*p+q)); r > cand[0] && r < cand[2] {
+		if q := -b * p / a; finite(q) && float64(p*p)+q >= 0 {
+			if r := q / (p + math.Sqrt(float64(p*p)+q)); r > cand[0] && r < cand[2] {
 				cand[n] = r
 				n++
 			}

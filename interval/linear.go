@@ -279,7 +279,7 @@ func (t *LinearFit) Observe(rep Report) error {
 		if err != nil {
 			return err
 		}
-		t.g1, t.phi1, t.n1 = g, float64(rep.Iterations)*rep.BarrierCost.Seconds(), rep.Iterations
+		t.g1, t.phi1, t.n1 = g, float64(float64(rep.Iterations)*rep.BarrierCost.Seconds()), rep.Iterations
 		t.f = rep.Objective
 		t.phase = fitRollback
 	case fitRollback:
@@ -290,7 +290,7 @@ func (t *LinearFit) Observe(rep Report) error {
 		if err != nil {
 			return err
 		}
-		phi := (t.phi1 + float64(rep.Iterations)*rep.BarrierCost.Seconds()) / float64(t.n1+rep.Iterations)
+		phi := (t.phi1 + float64(float64(rep.Iterations)*rep.BarrierCost.Seconds())) / float64(t.n1+rep.Iterations)
 		prev := t.stage
 		t.stage = t.fit(g2, duration(phi, 0, math.MaxInt64), rep.Objective)
 		t.stage.Window = t.window(prev)
@@ -340,7 +340,7 @@ func (t *LinearFit) fit(g2 float64, phi time.Duration, f float64) Stage {
 		Start: f,
 	}
 	lo := duration(e1.Seconds()/t.cfg.Reach, t.cfg.Min, t.cfg.Max)
-	hi := duration(e2.Seconds()*t.cfg.Reach, t.cfg.Min, t.cfg.Max)
+	hi := duration(float64(e2.Seconds()*t.cfg.Reach), t.cfg.Min, t.cfg.Max)
 	eta, ok := Optimum(s.Fit, phi, lo, hi)
 	// Two probes that both made no progress say nothing about where
 	// progress lies: a line through two losses may still cross zero
@@ -382,7 +382,7 @@ func (t *LinearFit) nextProbe() time.Duration {
 	next := eta / math.Sqrt2
 	switch {
 	case eta < e1:
-		next = eta / 2
+		next = float64(eta / 2)
 	case eta > 2*e1:
 		next = eta
 	}
@@ -395,8 +395,8 @@ func (t *LinearFit) behind() bool {
 	if !(t.stage.Rate > 0) {
 		return true
 	}
-	want := t.stage.Rate * t.stage.Elapsed.Seconds()
-	return t.stage.Progress < want-t.cfg.Tolerance*math.Abs(want)
+	want := float64(t.stage.Rate * t.stage.Elapsed.Seconds())
+	return t.stage.Progress < want-float64(t.cfg.Tolerance*math.Abs(want))
 }
 
 // Restart begins a new stage at the next request (a checkpoint and new

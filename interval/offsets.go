@@ -101,7 +101,7 @@ func (o Offsets) Timers(eta time.Duration, obs []Observation) (timers []time.Dur
 	for _, ob := range obs {
 		r := ob.lag()
 		sum += r
-		late = max(late, floor*e+r)
+		late = max(late, float64(floor*e)+r)
 	}
 	a := max(e+sum/float64(len(obs)), late)
 	timers = make([]time.Duration, len(obs))
@@ -116,7 +116,7 @@ func (o Offsets) Timers(eta time.Duration, obs []Observation) (timers []time.Dur
 func (ob Observation) lag() float64 {
 	r := ob.Response.Seconds()
 	if ob.Speed > 0 && ob.Current > 0 {
-		r += (1/ob.Current - 1/ob.Speed) / 2
+		r += float64((1/ob.Current - 1/ob.Speed) / 2)
 	}
 	return min(max(r, 0), maxSeconds)
 }

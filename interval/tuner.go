@@ -243,7 +243,7 @@ func (rep Report) validate(req Request) error {
 // valid is the run's valid (computing) time in seconds: Elapsed minus its
 // barriers (§3.3: the valid time excludes the barriers' cost).
 func (rep Report) valid() float64 {
-	return rep.Elapsed.Seconds() - float64(rep.Iterations)*rep.BarrierCost.Seconds()
+	return rep.Elapsed.Seconds() - float64(float64(rep.Iterations)*rep.BarrierCost.Seconds())
 }
 
 // progress is the objective's improvement from f0 to f1: the decrease when

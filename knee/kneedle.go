@@ -280,7 +280,7 @@ func newUnitMap(lo, hi float64) unitMap {
 	if w := hi - lo; !math.IsInf(w, 0) {
 		return unitMap{lo: lo, hi: hi, width: w}
 	}
-	lo, hi = lo*0.5, hi*0.5
+	lo, hi = float64(lo*0.5), float64(hi*0.5)
 	return unitMap{lo: lo, hi: hi, width: hi - lo, half: true}
 }
 
@@ -294,7 +294,7 @@ func (m unitMap) resolution() float64 {
 // at returns (v − lo)/(hi − lo).
 func (m unitMap) at(v float64) float64 {
 	if m.half {
-		v *= 0.5
+		v = float64(v * 0.5)
 	}
 	return (v - m.lo) / m.width
 }
@@ -302,7 +302,7 @@ func (m unitMap) at(v float64) float64 {
 // mirror returns (hi − v)/(hi − lo).
 func (m unitMap) mirror(v float64) float64 {
 	if m.half {
-		v *= 0.5
+		v = float64(v * 0.5)
 	}
 	return (m.hi - v) / m.width
 }

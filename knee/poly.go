@@ -27,7 +27,7 @@ func (f *polyFit) fit(x, y []float64, deg int, out []float64) {
 	for _, v := range y {
 		lo, hi = min(lo, v), max(hi, v)
 	}
-	mid := lo*0.5 + hi*0.5
+	mid := float64(lo*0.5) + float64(hi*0.5)
 	scale := max(hi-mid, mid-lo)
 	if !(scale > 0) || math.IsInf(scale, 0) {
 		copy(out, y) // constant (or unscalable): its own fit
@@ -39,13 +39,13 @@ func (f *polyFit) fit(x, y []float64, deg int, out []float64) {
 	a := f.a
 	xm := newUnitMap(x[0], x[n-1])
 	for i := range n {
-		t := 2*xm.at(x[i]) - 1
+		t := float64(2*xm.at(x[i])) - 1
 		a[i] = 1
 		if p > 1 {
 			a[n+i] = t
 		}
 		for j := 2; j < p; j++ {
-			a[j*n+i] = 2*t*a[(j-1)*n+i] - a[(j-2)*n+i]
+			a[j*n+i] = float64(2*t*a[(j-1)*n+i]) - a[(j-2)*n+i]
 		}
 	}
 	b := out
@@ -74,7 +74,7 @@ func (f *polyFit) fit(x, y []float64, deg int, out []float64) {
 		householder(f.beta[j], a[j*n+j:(j+1)*n], b[j:])
 	}
 	for i := range b {
-		b[i] = b[i]*scale + mid
+		b[i] = float64(b[i]*scale) + mid
 	}
 }
 
@@ -82,14 +82,14 @@ func (f *polyFit) fit(x, y []float64, deg int, out []float64) {
 func householder(beta float64, v, c []float64) {
 	s := beta * dot(v, c)
 	for i, vi := range v {
-		c[i] -= s * vi
+		c[i] -= float64(s * vi)
 	}
 }
 
 func dot(a, b []float64) float64 {
 	s := 0.0
 	for i, v := range a {
-		s += v * b[i]
+		s += float64(v * b[i])
 	}
 	return s
 }

@@ -123,12 +123,12 @@ func (d *Threshold) Add(t, loss float64) (knee bool) {
 	// Compute the new state first and commit it only if it is finite, so
 	// that a point whose values overflow is ignored like a NaN.
 	w := 1 - d.alpha
-	sNum, sDen := loss+w*d.sNum, 1+w*d.sDen
+	sNum, sDen := loss+float64(w*d.sNum), 1+float64(w*d.sDen)
 	s := sNum / sDen
 	gNum, gDen, g := d.gNum, d.gDen, d.g
 	if d.n > 0 {
 		delta := (s - d.s) / (t - d.lastT)
-		gNum, gDen = delta+w*gNum, 1+w*gDen
+		gNum, gDen = delta+float64(w*gNum), 1+float64(w*gDen)
 		g = gNum / gDen
 	}
 	if !finite(sNum) || !finite(s) || !finite(gNum) || !finite(g) {

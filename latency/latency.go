@@ -263,7 +263,7 @@ func (d Dist) CDF(x time.Duration) float64 {
 	if d.Max > 0 && x >= d.Max {
 		return 1
 	}
-	return (1-d.P)*d.bodyCDF(float64(x)) + d.P*d.tailCDF(float64(x))
+	return float64((1-d.P)*d.bodyCDF(float64(x))) + float64(d.P*d.tailCDF(float64(x)))
 }
 
 func (d Dist) bodyCDF(x float64) float64 {
@@ -278,7 +278,7 @@ func (d Dist) bodyCDF(x float64) float64 {
 		return 0
 	}
 	z := (fpdet.Log(x) - fpdet.Log(m)) / d.Sigma
-	return 0.5 * fpdet.Erfc(-z/math.Sqrt2)
+	return float64(0.5 * fpdet.Erfc(-z/math.Sqrt2))
 }
 
 func (d Dist) tailCDF(x float64) float64 {
@@ -295,12 +295,12 @@ func (d Dist) bodyQuantile(q float64) float64 {
 	if d.Sigma == 0 {
 		return float64(d.Median)
 	}
-	return float64(d.Median) * fpdet.Exp(d.Sigma*math.Sqrt2*fpdet.Erfinv(2*q-1))
+	return float64(float64(d.Median) * fpdet.Exp(float64(d.Sigma*math.Sqrt2*fpdet.Erfinv(float64(2*q)-1))))
 }
 
 // tailQuantile is the tail's q-quantile in ns: Scale·(1 − q)^(−1/α).
 func (d Dist) tailQuantile(q float64) float64 {
-	return float64(d.Scale) * fpdet.Pow(1-q, -1/d.Alpha)
+	return float64(float64(d.Scale) * fpdet.Pow(1-q, -1/d.Alpha))
 }
 
 // Quantile returns the q-quantile of d, the least x with CDF(x) ≥ q, to
@@ -378,8 +378,8 @@ func (d Dist) Sample(seed, worker, op uint64) time.Duration {
 		return d.clamp(float64(d.Median))
 	}
 	src := rand.NewPCG(mix(seed^seedBase), mix(mix(worker^workerBase)+op))
-	pick := float64(src.Uint64()>>11) * 0x1p-53      // [0, 1)
-	u := (float64(src.Uint64()>>11) + 0.5) * 0x1p-53 // (0, 1): finite quantiles
+	pick := float64(src.Uint64()>>11) * 0x1p-53               // [0, 1)
+	u := float64((float64(src.Uint64()>>11) + 0.5) * 0x1p-53) // (0, 1): finite quantiles
 	if pick < d.P {
 		return d.clamp(d.tailQuantile(u))
 	}

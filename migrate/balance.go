@@ -78,16 +78,16 @@ func Eq9(src, dst Group, split time.Duration) (delta float64, compensation bool)
 	if d < 0 {
 		return bisect9(src.Passes, dst.Passes, ns, nd, vs, vd, beta, tau), false
 	}
-	den := d*nd + tau*(beta*vs+vd)
+	den := float64(d*nd) + float64(tau*(float64(beta*vs)+vd))
 	if den <= 0 {
 		return 0, false
 	}
-	delta = (d*ns*nd + tau*(vd*ns-vs*nd)) / den
-	if tau*vd-d*beta*delta < 0 {
-		if vd+beta*vs <= 0 {
+	delta = (float64(d*ns*nd) + float64(tau*(float64(vd*ns)-float64(vs*nd)))) / den
+	if float64(tau*vd)-float64(d*beta*delta) < 0 {
+		if vd+float64(beta*vs) <= 0 {
 			return 0, true
 		}
-		return ns * vd / (vd + beta*vs), true
+		return ns * vd / (vd + float64(beta*vs)), true
 	}
 	return clamp(delta, 0, ns), false
 }
@@ -97,11 +97,11 @@ func Eq9(src, dst Group, split time.Duration) (delta float64, compensation bool)
 // at 0. If it stays negative, N_s.
 func bisect9(ps, pd, ns, nd, vs, vd, beta, tau float64) float64 {
 	f := func(x float64) float64 {
-		return ps + tau*vs/(ns-x) - pd - tau*vd/(nd+beta*x)
+		return ps + tau*vs/(ns-x) - pd - tau*vd/(nd+float64(beta*x))
 	}
 	lo, hi := 0.0, ns
 	for range 200 {
-		mid := lo + (hi-lo)/2
+		mid := lo + float64((hi-lo)/2)
 		if mid <= lo || mid >= hi {
 			break
 		}
@@ -111,7 +111,7 @@ func bisect9(ps, pd, ns, nd, vs, vd, beta, tau float64) float64 {
 			hi = mid
 		}
 	}
-	return lo + (hi-lo)/2
+	return lo + float64((hi-lo)/2)
 }
 
 func clamp(x, lo, hi float64) float64 {

@@ -100,5 +100,5 @@ func (r *Result) Bill(p Prices) (cost.Bill, error) {
 // rate] × t, every one of the batches' functions billed for the whole
 // computation time; Eq. 2 without (batches = 0), instance rate × t.
 func PaperCost(t time.Duration, batches int, function, instance cost.Price) float64 {
-	return (function.Rate()*float64(batches) + instance.Rate()) * t.Seconds()
+	return float64((float64(function.Rate()*float64(batches)) + instance.Rate()) * t.Seconds())
 }

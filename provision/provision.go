@@ -147,7 +147,7 @@ func (p *Problem) check() error {
 
 // work is J·K·b, the number of data points the job consumes.
 func (p *Problem) work() float64 {
-	return float64(p.Updates) * float64(p.K) * float64(p.Batch)
+	return float64(float64(p.Updates) * float64(p.K) * float64(p.Batch))
 }
 
 // sorted returns the per-worker rates in increasing order (Eq. 20's
@@ -167,7 +167,7 @@ func (p *Problem) sorted() []float64 {
 // the denominator of Eq. 21). sorted is p.sorted().
 func (p *Problem) throughput(sorted []float64, ns int) float64 {
 	if sorted == nil {
-		return p.Lambda * (float64(p.Ntot-ns) + p.Alpha*float64(ns))
+		return float64(p.Lambda * (float64(p.Ntot-ns) + float64(p.Alpha*float64(ns))))
 	}
 	// The available part of the preemptible workers' rate plus the
 	// on-demand workers' rate, summed so α = 0 and N_s = N_tot give 0.
@@ -178,7 +178,7 @@ func (p *Problem) throughput(sorted []float64, ns int) float64 {
 	for _, l := range sorted[ns:] {
 		od += l
 	}
-	return od + p.Alpha*spot
+	return od + float64(p.Alpha*spot)
 }
 
 // runtime is Eq. 15 / Eq. 21; +Inf when no data ever arrives.
@@ -206,7 +206,7 @@ func (p *Problem) costAt(tp float64, ns int) float64 {
 	if math.IsInf(rt, 1) {
 		return math.Inf(1)
 	}
-	rate := float64(p.Ntot-ns)*p.PriceOnDemand + p.Alpha*float64(ns)*p.PriceSpot
+	rate := float64(float64(p.Ntot-ns)*p.PriceOnDemand) + float64(p.Alpha*float64(ns)*p.PriceSpot)
 	return rt * rate / 3600
 }
 
@@ -228,7 +228,7 @@ func (p *Problem) deadline() (float64, error) {
 		if p.DeadlineRatio < 1-tol {
 			return 0, &Error{Field: "DeadlineRatio", Detail: fmt.Sprintf("%g is below 1: the deadline is shorter than θ0 = %g s; no N_s meets it", p.DeadlineRatio, t0), Err: ErrInfeasible}
 		}
-		return p.DeadlineRatio * t0, nil
+		return float64(p.DeadlineRatio * t0), nil
 	}
 	return 0, invalid("Deadline", "unset, want Deadline (seconds) or DeadlineRatio (θ/θ0)")
 }
@@ -358,7 +358,7 @@ func (p *Problem) theorem5(sorted []float64, theta float64) int {
 	best, bestCost := 0, p.cost(sorted, 0)
 	for ns := 1; ns <= p.Ntot; ns++ {
 		spot += sorted[ns-1]
-		tp := od[ns] + p.Alpha*spot
+		tp := od[ns] + float64(p.Alpha*spot)
 		if !(p.runtimeAt(tp) <= theta*(1+tol)) { // Lemma 2, Eq. 23, rearranged
 			break
 		}
@@ -392,5 +392,5 @@ func (p *Problem) Corollary2Bound() (float64, error) {
 	case a == 1:
 		return ps / po, nil
 	}
-	return max(r+(a*ps-po)*(r-1)/(po*(1-a)), ps/po), nil
+	return max(r+(float64(a*ps)-po)*(r-1)/(po*(1-a)), ps/po), nil
 }

@@ -83,7 +83,7 @@ func Average(dst []float64, replicas [][]float64, weights []float64) ([]float64,
 			if weights != nil {
 				w = weights[i] / wmax / sum
 			}
-			acc += w * r[j]
+			acc += float64(w * r[j])
 		}
 		dst[j] = acc
 	}

@@ -257,6 +257,6 @@ func (t Timing) withDefaults() (Timing, error) {
 
 // need returns ⌈q·w⌉, at least 1: the completions the semaphore waits for.
 func need(q float64, w int) int {
-	n := int(math.Ceil(q*float64(w) - 1e-9))
+	n := int(math.Ceil(float64(q*float64(w)) - 1e-9))
 	return max(1, min(n, w))
 }

@@ -216,12 +216,12 @@ func synthetic(d *Data, name string, n, dim int, rng *rand.Rand) error {
 		dim = g.Dim
 	}
 	// values stored: n·dim dense, n·min(40, dim) sparse, n ratings of 2.
-	values := float64(n) * float64(dim)
+	values := float64(float64(n) * float64(dim))
 	switch name {
 	case "sparse-logistic":
-		values = float64(n) * float64(min(40, dim))
+		values = float64(float64(n) * float64(min(40, dim)))
 	case "ratings":
-		values = 2 * float64(n)
+		values = float64(2 * float64(n))
 	}
 	if values > MaxValues {
 		return newSpecError(ErrTooLarge, "-n %d -dim %d: synthetic:%s that large (%.3g values) is more than %s generates (at most %d values)", n, dim, name, values, LimitOwner, MaxValues)

@@ -182,7 +182,7 @@ func clusterData(s Spec, d *Data) (*dataset.Dense, error) {
 // checkFactors refuses a factor model of more than MaxValues factors: rank
 // values per row and per column.
 func checkFactors(s Spec, rows, cols int) error {
-	if v := float64(rows+cols) * float64(s.Rank); v > MaxValues {
+	if v := float64(float64(rows+cols) * float64(s.Rank)); v > MaxValues {
 		return newSpecError(ErrTooLarge, "-rank %d: %s would hold (%d + %d) × %d = %.3g factors, more than %s allocates (%d)", s.Rank, s.Algo, rows, cols, s.Rank, v, LimitOwner, MaxValues)
 	}
 	return nil

@@ -103,7 +103,7 @@ func (w *quadWorker) Evaluate() algorithms.Partial {
 	for _, p := range w.pts {
 		for j, x := range w.q.X[p] {
 			e := w.theta[j] - x
-			s += e * e / 2
+			s += float64(e * e / 2)
 		}
 	}
 	return algorithms.Partial{Sum: s, N: float64(len(w.pts))}
@@ -147,7 +147,7 @@ func (s *quadServer) Apply(d *algorithms.Delta) error {
 	}
 	scale := s.lr / float64(d.Count)
 	for j, g := range d.Vec {
-		s.theta[j] -= scale * g
+		s.theta[j] -= float64(scale * g)
 	}
 	s.steps++
 	return nil

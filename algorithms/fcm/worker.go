@@ -87,7 +87,7 @@ func (f *FCM) memberships(d2, u []float64) {
 // pow returns u^m.
 func (f *FCM) pow(u float64) float64 {
 	if f.m == 2 {
-		return u * u
+		return float64(u * u)
 	}
 	return fpdet.Pow(u, f.m)
 }
@@ -107,7 +107,7 @@ func (w *worker) Process(lo, hi int, d *algorithms.Delta) {
 			x := xs[i*dim : (i+1)*dim]
 			xx := kernel.Dot(x, x)
 			for j, dot := range w.dots[i*k : (i+1)*k] {
-				v := xx - 2*dot + w.cnorm[j]
+				v := xx - float64(2*dot) + w.cnorm[j]
 				if v <= nearZero*(xx+w.cnorm[j]) {
 					v = kernel.SqDist(x, w.theta[j*dim:(j+1)*dim])
 				}
@@ -148,7 +148,7 @@ func (w *worker) Evaluate() algorithms.Partial {
 			f.memberships(w.d2, w.u)
 			for j, u := range w.u {
 				if u != 0 {
-					total += f.pow(u) * w.d2[j]
+					total += float64(f.pow(u) * w.d2[j])
 				}
 			}
 		}

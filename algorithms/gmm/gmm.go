@@ -183,7 +183,7 @@ func FeatureVariance(data *dataset.Dense) []float64 {
 	for i := 0; i < data.N; i++ {
 		for t, x := range data.Row(i) {
 			e := x - mean[t]
-			v[t] += e * e
+			v[t] += float64(e * e)
 		}
 	}
 	for t := range v {

@@ -16,7 +16,7 @@ func (g *GMM) mStep(st, _, theta []float64) {
 		for t := j * d; t < (j+1)*d; t++ {
 			s1 := S1[t]
 			m := s1 / nk
-			x := S2[t]/nk - 2*(m*s1/nk) + m*m + g.reg
+			x := S2[t]/nk - float64(2*(m*s1/nk)) + float64(m*m) + g.reg
 			if !(x > 0) {
 				x = g.reg
 			}

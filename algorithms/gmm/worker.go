@@ -52,10 +52,10 @@ func (w *worker) SetParams(theta []float64) {
 			p := pc * pc
 			w.prec[t] = p
 			w.b[t] = -2 * mu[t] * p
-			mpp += mu[t] * mu[t] * p
+			mpp += float64(mu[t] * mu[t] * p)
 			logdet += fpdet.Log(pc)
 		}
-		w.konst[j] = -0.5*(float64(d)*log2Pi+mpp) + logdet + fpdet.Log(pi[j])
+		w.konst[j] = float64(-0.5*(float64(float64(d)*log2Pi)+mpp)) + logdet + fpdet.Log(pi[j])
 	}
 	w.set = true
 }
@@ -72,7 +72,7 @@ func (w *worker) logProbs(xs []float64, n int) {
 	for i := 0; i < n; i++ {
 		o := w.out[i*k : (i+1)*k]
 		for j := range o {
-			o[j] = w.konst[j] - 0.5*o[j]
+			o[j] = w.konst[j] - float64(0.5*o[j])
 		}
 	}
 }

@@ -147,7 +147,7 @@ func sqDistsTo(data *dataset.Dense, xx []float64, rows []int, out []float64) {
 		kernel.DotsNT(data.X[lo*d:(lo+b)*d], b, c, m, d, dots)
 		for i := 0; i < b; i++ {
 			for t, r := range rows {
-				v := xx[lo+i] - 2*dots[i*m+t] + xx[r]
+				v := xx[lo+i] - float64(2*dots[i*m+t]) + xx[r]
 				out[t*n+lo+i] = max(v, 0)
 			}
 		}

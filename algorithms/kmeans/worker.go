@@ -50,7 +50,7 @@ func (w *worker) SetParams(theta []float64) {
 		for j := range w.cnorm32 {
 			s := 0.0
 			for _, v := range w.c32[j*d : (j+1)*d] {
-				s += float64(v) * float64(v)
+				s += float64(float64(v) * float64(v))
 			}
 			w.cnorm32[j] = s
 		}
@@ -113,9 +113,9 @@ func (w *worker) Process(lo, hi int, d *algorithms.Delta) {
 
 // argmin returns the j minimising ‖c_j‖² − 2·dots[j], the lowest on ties.
 func argmin(cnorm, dots []float64) int {
-	best, bv := 0, cnorm[0]-2*dots[0]
+	best, bv := 0, cnorm[0]-float64(2*dots[0])
 	for j := 1; j < len(cnorm); j++ {
-		if v := cnorm[j] - 2*dots[j]; v < bv {
+		if v := cnorm[j] - float64(2*dots[j]); v < bv {
 			best, bv = j, v
 		}
 	}
@@ -123,9 +123,9 @@ func argmin(cnorm, dots []float64) int {
 }
 
 func argmin32(cnorm []float64, dots []float32) int {
-	best, bv := 0, cnorm[0]-2*float64(dots[0])
+	best, bv := 0, cnorm[0]-float64(2*float64(dots[0]))
 	for j := 1; j < len(cnorm); j++ {
-		if v := cnorm[j] - 2*float64(dots[j]); v < bv {
+		if v := cnorm[j] - float64(2*float64(dots[j])); v < bv {
 			best, bv = j, v
 		}
 	}
@@ -159,9 +159,9 @@ func (w *worker) Evaluate() algorithms.Partial {
 			j0 := argmin(w.cnorm, dots)
 			best := kernel.SqDist(x, w.theta[j0*dim:(j0+1)*dim])
 			// The expansion's error is far below 1e-9·(‖x‖²+max‖c‖²).
-			band := w.cnorm[j0] - 2*dots[j0] + 2e-9*(kernel.Dot(x, x)+cmax)
+			band := w.cnorm[j0] - float64(2*dots[j0]) + float64(2e-9*(kernel.Dot(x, x)+cmax))
 			for j := range dots {
-				if j != j0 && w.cnorm[j]-2*dots[j] <= band {
+				if j != j0 && w.cnorm[j]-float64(2*dots[j]) <= band {
 					best = min(best, kernel.SqDist(x, w.theta[j*dim:(j+1)*dim]))
 				}
 			}

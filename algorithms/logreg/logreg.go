@@ -147,7 +147,7 @@ func (m *model) NewServer(theta0 []float64) (algorithms.Server, error) {
 			}
 			if lambda != 0 {
 				for i := lo; i < min(hi, d); i++ {
-					grad[i] += lambda * theta[i]
+					grad[i] += float64(lambda * theta[i])
 				}
 			}
 		},
@@ -162,7 +162,7 @@ func (m *model) Objective(theta []float64, parts ...algorithms.Partial) float64 
 		return math.NaN()
 	}
 	w := theta[:m.d]
-	return p.Sum/p.N + m.cfg.Lambda/2*kernel.Dot(w, w)
+	return p.Sum/p.N + float64(m.cfg.Lambda/2*kernel.Dot(w, w))
 }
 
 func (m *model) checkPoints(points []int) error {
@@ -192,7 +192,7 @@ func sigmoid(z float64) float64 {
 // logLoss returns −y·log σ(z) − (1−y)·log(1−σ(z)) = log(1+e^z) − y·z for
 // y ∈ {0, 1}, computed as max(z, 0) + log1p(e^−|z|) − y·z.
 func logLoss(z, y float64) float64 {
-	return max(z, 0) + fpdet.Log1p(fpdet.Exp(-math.Abs(z))) - y*z
+	return max(z, 0) + fpdet.Log1p(fpdet.Exp(-math.Abs(z))) - float64(y*z)
 }
 
 // Prob returns P(y = 1 | x) = σ(w·x + b) under θ = (w, b), for a dense
@@ -334,7 +334,7 @@ func (w *sparseWorker) margin(i int) float64 {
 	idx, val := s.Indices[lo:hi], s.Values[lo:hi]
 	z := 0.0
 	for k, j := range idx {
-		z += val[k] * w.theta[j]
+		z += float64(val[k] * w.theta[j])
 	}
 	return z + w.theta[w.m.d]
 }
@@ -353,7 +353,7 @@ func (w *sparseWorker) Process(lo, hi int, d *algorithms.Delta) {
 		a, b := s.Indptr[i], s.Indptr[i+1]
 		val := s.Values[a:b]
 		for k, j := range s.Indices[a:b] {
-			g[j] += r * val[k]
+			g[j] += float64(r * val[k])
 			d.Touch(int(j))
 		}
 		gb += r

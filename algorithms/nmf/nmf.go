@@ -218,7 +218,7 @@ func (w *worker) residual(i int) float64 {
 	for k, wk := range w.theta[i*r : (i+1)*r] {
 		kernel.Axpy(wk, H[k*D:(k+1)*D], e)
 	}
-	return 0.5 * kernel.Dot(e, e)
+	return float64(0.5 * kernel.Dot(e, e))
 }
 
 // Process adds, for each row i with residual e = W_i·H − x_i, the gradient

@@ -332,16 +332,16 @@ func (o *momentum) span(theta, grad []float64, lo, hi int) {
 	mu, lr := o.cfg.Momentum, o.lr
 	if o.nesterov {
 		for i := range th {
-			vi := mu*v[i] + g[i]
+			vi := float64(mu*v[i]) + g[i]
 			v[i] = vi
-			th[i] -= lr * (g[i] + mu*vi)
+			th[i] -= float64(lr * (g[i] + float64(mu*vi)))
 		}
 		return
 	}
 	for i := range th {
-		vi := mu*v[i] + g[i]
+		vi := float64(mu*v[i]) + g[i]
 		v[i] = vi
-		th[i] -= lr * vi
+		th[i] -= float64(lr * vi)
 	}
 }
 
@@ -383,9 +383,9 @@ func (o *adam) span(theta, grad []float64, lo, hi int) {
 	c1, c2 := 1-b1, 1-b2
 	for i := range th {
 		gi := g[i]
-		mi := b1*m[i] + c1*gi
-		vi := b2*v[i] + c2*gi*gi
+		mi := float64(b1*m[i]) + float64(c1*gi)
+		vi := float64(b2*v[i]) + float64(c2*gi*gi)
 		m[i], v[i] = mi, vi
-		th[i] -= step * mi / (math.Sqrt(vi)*is2 + eps)
+		th[i] -= step * mi / (float64(math.Sqrt(vi)*is2) + eps)
 	}
 }

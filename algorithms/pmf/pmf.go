@@ -206,8 +206,8 @@ func (w *worker) Process(lo, hi int, d *algorithms.Delta) {
 		mm, gu, gm = mm[:len(uu)], gu[:len(uu)], gm[:len(uu)]
 		for j, x := range uu {
 			y := mm[j]
-			gu[j] += -e*y + lam*x
-			gm[j] += -e*x + lam*y
+			gu[j] += float64(-e*y) + float64(lam*x)
+			gm[j] += float64(-e*x) + float64(lam*y)
 		}
 		d.Touch(u)
 		d.Touch(p.users + m)
@@ -223,7 +223,7 @@ func (w *worker) Evaluate() algorithms.Partial {
 	for _, k := range w.points {
 		uo, mo := int(p.data.User[k])*r, off+int(p.data.Item[k])*r
 		e := p.data.Value[k] - kernel.Dot(w.theta[uo:uo+r], w.theta[mo:mo+r])
-		s += e * e
+		s += float64(e * e)
 	}
 	return algorithms.Partial{Sum: s, N: float64(len(w.points))}
 }

@@ -859,5 +859,5 @@ func deriveTarget(initial float64, finals []float64, minimize bool) (best, targe
 			best = v
 		}
 	}
-	return best, initial - targetFraction*(initial-best)
+	return best, initial - float64(targetFraction*(initial-best))
 }

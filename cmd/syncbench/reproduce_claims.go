@@ -370,7 +370,7 @@ func lrDenseLine(params int, updateBytes float64, rtt, bytesTime time.Duration, 
 		return s + fmt.Sprintf("all %d of its sweep runs reached the target.\n", runs)
 	}
 	return s + fmt.Sprintf("%d of its %d sweep runs ended short of the target, by %s of the improvement it asks for (final losses in the details).\n",
-		len(shortfalls), runs, spanOf(mapSlice(shortfalls, func(v float64) float64 { return 100 * v }), "%.3g%%"))
+		len(shortfalls), runs, spanOf(mapSlice(shortfalls, func(v float64) float64 { return float64(100 * v) }), "%.3g%%"))
 }
 
 // lrSparseLine explains hashed sparse LR: a batch of batch rows with nnz

@@ -502,11 +502,11 @@ func summarize(o *doll.Outcome, j *doll.Job) (dollRun, error) {
 	ns, from, area := float64(o.Ns), time.Duration(0), 0.0
 	for _, ch := range o.Changes {
 		at := min(ch.At, o.Runtime)
-		area += ns * (at - from).Seconds()
+		area += float64(ns * (at - from).Seconds())
 		ns, from = float64(ch.Ns), at
 		r.alphaLast = ch.Alpha
 	}
-	area += ns * (o.Runtime - from).Seconds()
+	area += float64(ns * (o.Runtime - from).Seconds())
 	r.nsMean = area / o.Runtime.Seconds()
 	rates, err := j.Arrivals.RatesFor(j.Workers, j.Seed)
 	if err != nil {

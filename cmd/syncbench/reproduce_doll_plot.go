@@ -96,7 +96,7 @@ func (r *dollReport) costTimePlot(het bool) (*plot.Plot, error) {
 	}
 	if !het {
 		for i, ratio := range []float64{1.05, 1.10} {
-			x := r.plan.s.theta0(20).Seconds() * ratio
+			x := float64(r.plan.s.theta0(20).Seconds() * ratio)
 			xmin, xmax = math.Min(xmin, x), math.Max(xmax, x)
 			l, err := plotter.NewLine(plotter.XYs{{X: x, Y: ymin - 5}, {X: x, Y: ymax + 25}})
 			if err != nil {
@@ -108,7 +108,7 @@ func (r *dollReport) costTimePlot(het bool) (*plot.Plot, error) {
 			p.Legend.Add(fmt.Sprintf("θ = %.2f·θ0", ratio), l)
 		}
 	}
-	pad := 0.03 * (xmax - xmin)
+	pad := float64(0.03 * (xmax - xmin))
 	p.X.Min, p.X.Max = xmin-pad, xmax+pad
 	p.Y.Min, p.Y.Max = math.Floor(ymin-5), math.Ceil(ymax+25)
 	return p, nil
@@ -205,7 +205,7 @@ func (r *dollReport) fig5Plot() (*plot.Plot, error) {
 		}
 		b.Color = colors[i]
 		b.LineStyle.Width = 0
-		b.Offset = (vg.Length(i) - vg.Length(len(vals)-1)/2) * w
+		b.Offset = (vg.Length(i) - vg.Length(vg.Length(len(vals)-1)/2)) * w
 		p.Add(b)
 		p.Legend.Add(names[i], b)
 	}

@@ -159,7 +159,7 @@ func (r *dollReport) expected(c *dollCell, run dollRun, od float64, spot *cost.T
 	if err != nil {
 		return math.NaN()
 	}
-	return 100 * v
+	return float64(100 * v)
 }
 
 // bound is Corollary 2's Eq. 19 for cell c, in %, with the spot price's
@@ -172,7 +172,7 @@ func (r *dollReport) bound(c *dollCell) float64 {
 	if err != nil {
 		return math.NaN()
 	}
-	return 100 * v
+	return float64(100 * v)
 }
 
 // totalRuns counts the runs of the report.
@@ -360,7 +360,7 @@ func (r *dollReport) setup() {
 		s.workers, s.k(20), s.batch, s.updates, dollRate, dollLo, dollHi)
 	r.p("θ0 = J·K·b/(N_tot·λ) = %.0f s for homogeneous arrivals (the paper's 6,400 s%s) and J·K·b/Σλ_n for heterogeneous ones (per run); the deadline is θ = (θ/θ0)·θ0. A run ends at its J-th update; its wall-clock time is the virtual time of that update.\n",
 		t0.Seconds(), map[bool]string{true: "", false: " at its scale"}[s == dollFull])
-	r.p("- **Preemptions** (§V-A, package `preempt`): each preemptible worker follows its own two-state chain sampled every 2 s with availability α and a mean on-off cycle of %.0f s, seeded per run and worker. ", dollMeanCycle.Seconds()*s.time)
+	r.p("- **Preemptions** (§V-A, package `preempt`): each preemptible worker follows its own two-state chain sampled every 2 s with availability α and a mean on-off cycle of %.0f s, seeded per run and worker. ", float64(dollMeanCycle.Seconds()*s.time))
 	r.p("A preempted worker receives nothing and loses the batch it was computing; the points it had received stay queued and its batches are computed when it is back (DOLL §III-A; `harness`, *Data streams*). On-demand workers are never preempted.\n")
 	r.p("- **Methods** (package `doll`): *on-demand* runs every worker on demand (the baseline); *static* rents Theorem 4's N_s (Eq. 18) before the run, or Theorem 5's for heterogeneous rates, from the nominal α and the run's actual rates (known a priori), and keeps it; *adaptive* (§V-C) starts at N_s = N_tot and re-optimises N_s at every spot price change from running estimates of the rates and of α (the time preemptible instances were available over the time they were rented). ")
 	r.p("The on-demand runs do not depend on (α, θ/θ0), so one set of %d per (workload, arrivals, price) serves every setting.\n", s.runs)

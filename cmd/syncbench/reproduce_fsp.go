@@ -336,7 +336,7 @@ func jobCost(f *compareFlags, d *data) float64 {
 	case "nmf":
 		w *= float64(f.rank)
 	}
-	return f.duration.Seconds() * w
+	return float64(f.duration.Seconds() * w)
 }
 
 // sweepJobs sets up c's interval sweep at scale s, s.sweepSeeds seeds

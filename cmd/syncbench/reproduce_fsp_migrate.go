@@ -163,7 +163,7 @@ func (r *fspReport) fig12() {
 	r.p("Runs of %s; %s. Passes are the mean traversal count of the points a worker owns at the end (without migration: points processed / shard). ", f0.duration, r.stragglers(0))
 	r.p("A worker's contribution is the improvement of the objective on the control sample, accumulated over the run, split among the workers at each sample (every %s) by their shares ⟨d_w, D⟩/‖D‖² of the merged updates D in between (a first-order attribution: the shares of a round add up to 1). ", (f0.duration / 40))
 	r.p("Eq. 8 bounds every super-worker's passes to ε of their mean; super-workers group workers within %g passes (`harness.DefaultTolerance`), so the workers' max − min may reach 2ε + 4·%g = %g passes: the bound on max/min below is 1 + %g/min.\n\n",
-		harness.DefaultTolerance.Passes, harness.DefaultTolerance.Passes, 2*migrate.DefaultEpsilon+4*harness.DefaultTolerance.Passes, 2*migrate.DefaultEpsilon+4*harness.DefaultTolerance.Passes)
+		harness.DefaultTolerance.Passes, harness.DefaultTolerance.Passes, 2*migrate.DefaultEpsilon+float64(4*harness.DefaultTolerance.Passes), 2*migrate.DefaultEpsilon+float64(4*harness.DefaultTolerance.Passes))
 	rows := [][]string{{"workload", "run", "passes min–max", "max/min", "Eq. 8 bound", "within", "Eq. 8 imbalance (ε)", "Δf stragglers / others (per worker)", "time to target", "final objective", "moved with data / by flips (home)", "bytes migrated"}}
 	for _, mc := range r.migs {
 		for i, run := range fig12Runs {
@@ -325,7 +325,7 @@ func (mc *fspMigCase) barPlot(ylabel string, value func(migrate.Sample) float64)
 			b.Color = lighter(b.Color)
 		}
 		b.LineStyle.Color = color.Transparent
-		b.Offset = (vg.Length(i) - vg.Length(len(fig12Runs)-1)/2) * width
+		b.Offset = (vg.Length(i) - vg.Length(vg.Length(len(fig12Runs)-1)/2)) * width
 		p.Add(b)
 		p.Legend.Add(run.label(), b)
 	}

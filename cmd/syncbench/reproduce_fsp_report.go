@@ -938,7 +938,7 @@ func (r *fspReport) intervals() {
 		row("FSPV", sw.mainEta, sw.fspvs, sw.fspvStat)
 		r.table(rows)
 		r.p("\nThe FSPV row's η columns give the interval it ran longest on seed %d (%s). Full-batch round (BSPB, %s): %s. On seed %d, before it reached the target (or the end), FSPV ran %d stage(s) (the first probing at %s and %s, each later one next to the last η*) and spent %.0f%% of that time in probes; its intervals by share of that time: %s.\n\n",
-			c.sweepSeeds[0], fmtDur(sw.mainEta), fspSettings[fspSweepSetting].label, fmtDur(sw.fullRound), c.sweepSeeds[0], sw.stages, fmtDur(sw.probe), fmtDur(2*sw.probe), 100*sw.probing, r.shareLine(sw))
+			c.sweepSeeds[0], fmtDur(sw.mainEta), fspSettings[fspSweepSetting].label, fmtDur(sw.fullRound), c.sweepSeeds[0], sw.stages, fmtDur(sw.probe), fmtDur(2*sw.probe), float64(100*sw.probing), r.shareLine(sw))
 		r.p("%s", belowBound(sw))
 		r.p("**Acceptance on seed %d, the report's seed (FSPV within %.3g× of the best fixed η): %s**\n\n", c.sweepSeeds[0], fspAcceptance, verdict(sw.fspv, sw.best, sw.bestEta))
 		r.p("**Acceptance on the medians over %d seeds: %s**\n\n", len(c.sweepSeeds), verdict(sw.fspvMed, sw.bestMed, sw.bestMedEta))
@@ -1100,9 +1100,9 @@ func (r *fspReport) figures(dir string) error {
 			// run's improvement over θ0.
 			d := math.Abs(c.initial - c.best)
 			if c.minimize {
-				p.Y.Min, p.Y.Max = c.best-0.02*d, c.best+curveZoom*d
+				p.Y.Min, p.Y.Max = c.best-float64(0.02*d), c.best+float64(curveZoom*d)
 			} else {
-				p.Y.Min, p.Y.Max = c.best-curveZoom*d, c.best+0.02*d
+				p.Y.Min, p.Y.Max = c.best-float64(curveZoom*d), c.best+float64(0.02*d)
 			}
 			row = append(row, []*plot.Plot{p})
 		}

@@ -445,7 +445,7 @@ func runMLLess(ctx context.Context, f *mllessFlags, scale mllessScale, stderr io
 				}
 			}
 			_, dim := d.shape()
-			jobs = append(jobs, mllessJob{c: c, r: r, alg: alg, cost: r.f.duration.Seconds() * fpdet.Log2(float64(dim))})
+			jobs = append(jobs, mllessJob{c: c, r: r, alg: alg, cost: float64(r.f.duration.Seconds() * fpdet.Log2(float64(dim)))})
 		}
 	}
 	// The reference runs first: they fix the targets the others stop at.
@@ -465,8 +465,8 @@ func runMLLess(ctx context.Context, f *mllessFlags, scale mllessScale, stderr io
 		c.initial, c.ref, c.target, c.stopAt = math.NaN(), math.NaN(), math.NaN(), math.NaN()
 		if res := c.sweep()[0].res; res != nil && res.Final < res.Curve[0].Objective {
 			c.initial, c.ref = res.Curve[0].Objective, res.Final
-			c.target = c.initial - mllessTargetFraction*(c.initial-c.ref)
-			c.stopAt = c.target - mllessStopMargin*(c.initial-c.ref)
+			c.target = c.initial - float64(mllessTargetFraction*(c.initial-c.ref))
+			c.stopAt = c.target - float64(mllessStopMargin*(c.initial-c.ref))
 		}
 	}
 	if err := runMLLessJobs(ctx, rest, &n, len(jobs), stderr); err != nil {

@@ -60,7 +60,7 @@ func (r *mllessReport) figures(dir string) error {
 		}
 		rows = append(rows, []*plot.Plot{p})
 	}
-	return saveTiles(rows, 8*vg.Inch, vg.Length(len(rows))*4*vg.Inch, filepath.Join(dir, "curves-fig9-"+c.w.key+".png"))
+	return saveTiles(rows, 8*vg.Inch, vg.Length(vg.Length(len(rows))*4*vg.Inch), filepath.Join(dir, "curves-fig9-"+c.w.key+".png"))
 }
 
 // curvesPlot is the loss against time of runs, titled title; when none
@@ -157,7 +157,7 @@ func (r *mllessReport) fig5() (*plot.Plot, error) {
 	for _, m := range misses {
 		var xys plotter.XYs
 		for _, x := range m.xs {
-			xys = append(xys, plotter.XY{X: x, Y: 1.1 * top})
+			xys = append(xys, plotter.XY{X: x, Y: float64(1.1 * top)})
 		}
 		if _, err := missMarks(p, m.name, xys, vg.Points(3)); err != nil {
 			return nil, err
@@ -184,7 +184,7 @@ func bars(p *plot.Plot, names []string, values [][]float64, whys [][]string) err
 		}
 		b.Color = styleFor(names[i]).Color
 		b.LineStyle.Width = 0
-		b.Offset = (vg.Length(i) - vg.Length(len(values)-1)/2) * w
+		b.Offset = vg.Length((vg.Length(i) - vg.Length(vg.Length(len(values)-1)/2)) * w)
 		p.Add(b)
 		p.Legend.Add(names[i], b)
 		var xys plotter.XYs

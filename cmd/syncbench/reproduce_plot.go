@@ -79,7 +79,7 @@ func runtimePanel(cases []*fspCase, s int) (*plot.Plot, error) {
 	for j, sys := range fspSystems {
 		var reached, missed plotter.XYs
 		for i, c := range cases {
-			x := float64(i) + (float64(j)-float64(len(fspSystems)-1)/2)*0.14
+			x := float64(i) + float64((float64(j)-float64(float64(len(fspSystems)-1)/2))*0.14)
 			if t := c.ttt(c.runs[s][j]); t > 0 {
 				reached = append(reached, plotter.XY{X: x, Y: t.Seconds()})
 			} else if t < 0 {
@@ -191,7 +191,7 @@ func sweepPlot(c *fspCase, sw fspSweep) (*plot.Plot, error) {
 		return nil
 	}
 	if sw.bestMed >= 0 {
-		if err := hline(fspAcceptance*sw.bestMed.Seconds(), color.Gray{Y: 120}, []vg.Length{vg.Points(1), vg.Points(2)},
+		if err := hline(float64(fspAcceptance*sw.bestMed.Seconds()), color.Gray{Y: 120}, []vg.Length{vg.Points(1), vg.Points(2)},
 			fmt.Sprintf("%.3g× the best median", fspAcceptance)); err != nil {
 			return nil, err
 		}

@@ -357,7 +357,7 @@ func summarizeSlsML(res *slsml.Result, alg algorithms.Algorithm, c *slsmlCell, s
 	k := float64(len(res.Iterations))
 	ipe := iterationsPerEpoch(c.batch)
 	mean := sum.Seconds() / float64(len(r.steady))
-	r.epochTime = r.first.Seconds() + (ipe-1)*mean
+	r.epochTime = r.first.Seconds() + float64((ipe-1)*mean)
 	scale := ipe / k
 	r.epochCost = res.Bill.Total * scale
 	r.epochTB = float64(res.Bytes) * scale / 1e12
@@ -369,7 +369,7 @@ func summarizeSlsML(res *slsml.Result, alg algorithms.Algorithm, c *slsmlCell, s
 		case strings.HasPrefix(ln.Resource.Name, "reducer/"):
 			part = partReducers
 		}
-		r.parts[part] += ln.Cost * scale
+		r.parts[part] += float64(ln.Cost * scale)
 	}
 	for _, ln := range res.Bill.Requests.Lines {
 		part := partOtherReq
@@ -379,7 +379,7 @@ func summarizeSlsML(res *slsml.Result, alg algorithms.Algorithm, c *slsmlCell, s
 		case "s3-get":
 			part = partGet
 		}
-		r.parts[part] += ln.Cost * scale
+		r.parts[part] += float64(ln.Cost * scale)
 	}
 	all := make([]int, alg.NumPoints())
 	for i := range all {

@@ -263,7 +263,7 @@ func (r *slsmlReport) claims() {
 			slAgree(s3share >= 0.5, "yes", slAgree(s3share >= 0.3, "partly: about as much as Lambda time", "no"))},
 		[]string{"\"The pipeline would write and read roughly 1TB of data to/from S3 per epoch\" (180 MB model, workers running up to 5 min)",
 			"≈ 1 TB",
-			fmt.Sprintf("%.2f TB at W = %d (workers compute %s an iteration), %.1f TB at W = %d", tb, sem[0].w, slDur(float64(slsmlBatch8K/sem[0].w)*slsmlTiming().PerPoint.Seconds()), slMedian(slLast(sem).of(func(x slsmlRun) float64 { return x.epochTB })), slLast(sem).w),
+			fmt.Sprintf("%.2f TB at W = %d (workers compute %s an iteration), %.1f TB at W = %d", tb, sem[0].w, slDur(float64(float64(slsmlBatch8K/sem[0].w)*slsmlTiming().PerPoint.Seconds())), slMedian(slLast(sem).of(func(x slsmlRun) float64 { return x.epochTB })), slLast(sem).w),
 			slAgree(tb > 0.3 && tb < 3, "yes (order of magnitude)", "no")},
 	)
 	rows = append(rows, r.reducerClaim())
@@ -361,7 +361,7 @@ func (r *slsmlReport) setup() {
 	s, t := r.plan.s, slsmlTiming()
 	r.p("## Setup\n\n")
 	r.p("- **Workload.** The paper trains ResNet-50 (180 MB of weights) on about a million images with mini-batches of 8K and 32K. These runs compute real gradients of a stand-in — dense logistic regression with %d parameters (Adam, package `algorithms/logreg`) on synthetic data, twice a mini-batch of points, each worker's shard two of its batches — while the cost model charges ResNet-50's compute and sizes: %v a point (about 3 images/s on a 3008 MB Lambda; with 8 workers and 8K a worker runs %s an iteration, the paper's \"up to 5 minutes\"), a %.0f MB model whose partitions and slices transfer their shares at %.0f MB/s per function. A worker's batch is the mini-batch ÷ W.\n",
-		s.params, t.PerPoint, slDur(float64(slsmlBatch8K/8)*t.PerPoint.Seconds()), float64(t.ModelBytes)/1e6, t.Bandwidth/1e6)
+		s.params, t.PerPoint, slDur(float64(float64(slsmlBatch8K/8)*t.PerPoint.Seconds())), float64(t.ModelBytes)/1e6, t.Bandwidth/1e6)
 	r.p("- **Tail latency.** Every store request's latency is drawn from `latency.Default()`: %v. Draws are per (invocation, request), so a barrier run and a semaphore run with the same seed see the same delays for the same invocations.\n", t.Store)
 	r.p("- **Functions.** Workers, reducers and the merger have 3008 MB (Lambda's largest in 2018), the launchers 128 MB; a cold start takes %v, a warm one 10 ms; idle containers stay warm 10 min. Prices: `cost.AWS2018()` — Lambda $0.00001667 per GB-s billed per 100 ms and $0.20 per million invocations, S3 $0.005 per 1,000 PUT and $0.0004 per 1,000 GET, DynamoDB $1.25 and $0.25 per million writes and reads, SNS $0.50 per million publishes.\n", t.ColdStart)
 	r.p("- **Runs.** Each cell runs %d seeds (seed %d + i) of %d iterations. An epoch is extrapolated from them: time = the first iteration (cold starts) + (iterations an epoch − 1) × the mean of the others, with %.1f iterations an epoch at 8K and %.1f at 32K; cost and traffic = the run's ÷ %d × iterations an epoch. Medians across seeds, with the 10th and 90th percentiles where there are 3 seeds or more (`github.com/montanaflynn/stats`). In the sweeps R = max(1, W/%d).\n",

@@ -26,7 +26,7 @@ const Job = 7
 // Value is entry i of update seq of peer: a dyadic rational, so sums are
 // exact in any order; never zero.
 func Value(peer transport.NodeID, seq uint64, i int) float64 {
-	return float64(int(peer)+2) + float64(seq)/8 + float64(i)/1024
+	return float64(int(peer)+2) + float64(float64(seq)/8) + float64(float64(i)/1024)
 }
 
 // Update returns update seq of peer, a Commit message of Layout whose

@@ -325,11 +325,21 @@ func (c *fmaChecker) fixExpr(e ast.Expr, seen map[any]bool) {
 					op = "/"
 				}
 				l, r := c.text(s.Lhs[0]), c.text(s.Rhs[0])
-				c.edit(s.Pos(), s.End(), fmt.Sprintf("%s = %s(%s %s (%s))", l, c.typeName(s.Lhs[0]), l, op, r))
+				switch unparen(s.Rhs[0]).(type) {
+				case *ast.BinaryExpr, *ast.UnaryExpr:
+					r = "(" + r + ")"
+				}
+				c.edit(s.Pos(), s.End(), fmt.Sprintf("%s = %s(%s %s %s)", l, c.typeName(s.Lhs[0]), l, op, r))
 			case ast.Expr:
 				c.fixExpr(s, seen)
 			}
 		}
+	case *ast.UnaryExpr:
+		if _, ok := x.X.(*ast.BinaryExpr); !ok {
+			c.fixExpr(x.X, seen) // −x for a variable x: round what x is assigned
+			return
+		}
+		c.edit(e.Pos(), e.End(), c.typeName(e)+"("+c.text(e)+")")
 	default:
 		c.edit(e.Pos(), e.End(), c.typeName(e)+"("+c.text(e)+")")
 	}

@@ -123,13 +123,13 @@ func randomValue(rng *rand.Rand) float64 {
 	case 0:
 		return math.Copysign(0, -1)
 	case 1:
-		return math.SmallestNonzeroFloat64 * float64(1+rng.IntN(9))
+		return float64(math.SmallestNonzeroFloat64 * float64(1+rng.IntN(9)))
 	case 2:
-		return math.MaxFloat64 * (rng.Float64()*2 - 1)
+		return float64(math.MaxFloat64 * (float64(rng.Float64()*2) - 1))
 	case 3, 4:
 		return fpdet.NormFloat64(rng)
 	}
-	return float64(rng.IntN(2049)-1024) / 256 // dyadic, often 0
+	return float64(float64(rng.IntN(2049)-1024) / 256) // dyadic, often 0
 }
 
 // Diff returns a human-readable difference between two messages, empty

@@ -136,7 +136,7 @@ func RandomBlobs(rng *rand.Rand, n, d, k int, scale, spread float64) *dataset.De
 	for i := 0; i < n; i++ {
 		c := rng.IntN(k)
 		for t := 0; t < d; t++ {
-			m.X[i*d+t] = centres[c*d+t] + fpdet.NormFloat64(rng)*(1+spread*float64(c))
+			m.X[i*d+t] = centres[c*d+t] + float64(fpdet.NormFloat64(rng)*(1+float64(spread*float64(c))))
 		}
 	}
 	return m
