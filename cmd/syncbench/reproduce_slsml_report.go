@@ -29,7 +29,7 @@ const straggleExcess = 5 * time.Second
 
 // slMedian, slPercentile and slMaximum summarise across seeds or iterations with
 // github.com/montanaflynn/stats (linear interpolation between closest
-// ranks, NumPy's default).
+// ranks, NumPy's default; the percentile through portable_stats.go).
 func slMedian(xs []float64) float64 {
 	m, err := stats.Median(xs)
 	if err != nil {
@@ -39,7 +39,7 @@ func slMedian(xs []float64) float64 {
 }
 
 func slPercentile(xs []float64, p float64) float64 {
-	v, err := stats.Percentile(xs, p)
+	v, err := percentile(xs, p)
 	if err != nil {
 		return math.NaN()
 	}

@@ -15,7 +15,9 @@ import (
 // deviation, the median and a distribution-free confidence interval for
 // it, and the extremes. Every report that runs several seeds (fsp's
 // interval sweep, doll, p2p; slsml's percentiles) summarises with it or
-// with the same library.
+// with the same library. The standard deviation (and slsml's percentiles)
+// come from portable_stats.go: the library's algorithms with their
+// products rounded, so that arm64 gives amd64's bits.
 //
 // The interval is [x(k), x(n+1−k)] of the sorted values: it covers the
 // population median with probability 1 − 2·P(Bin(n, ½) < k) whatever the
@@ -51,7 +53,7 @@ func overSeeds(xs []float64) seedStat {
 	st.minv, _ = stats.Min(xs)
 	st.maxv, _ = stats.Max(xs)
 	if len(xs) > 1 {
-		st.sd, _ = stats.StandardDeviationSample(xs)
+		st.sd, _ = sampleSD(xs)
 	}
 	sorted := slices.Sorted(slices.Values(xs))
 	n := len(sorted)
