@@ -76,7 +76,8 @@
 //     names, harness's sharding and a shard hash: what a worker process
 //     needs.
 //   - harness: runs an experiment — algorithm, shards, sync model,
-//     stragglers — in virtual time (byte-identical per seed) or on
+//     stragglers — in virtual time (byte-identical per seed, on every
+//     architecture: docs/determinism.md) or on
 //     goroutines over a transport, and records what happened.
 //   - p2p: peer-to-peer training with no coordinator (P2P serverless
 //     paper, §III): replicas exchanging (QSGD-packed) gradients through an

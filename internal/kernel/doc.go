@@ -50,9 +50,10 @@
 // alike, only NaN payloads may differ), float64 and float32 alike. So the
 // same inputs give byte-identical results on any machine: amd64 with or
 // without AVX2/FMA, with or without -tags purego, arm64, 386, … (This is
-// about this package; a caller's own arithmetic must be portable too — e.g.
-// math.Exp has assembly on amd64 and arm64 and differs in the last bit from
-// the pure-Go version used elsewhere.) The pure-Go code does not compute
+// about this package; a caller's own arithmetic must be portable too: math.Exp
+// has assembly on amd64 and arm64 and differs in the last bit from the
+// pure-Go version used elsewhere, and arm64 fuses a*b + c; see
+// internal/fpdet.) The pure-Go code does not compute
 // "the plain sum"; it replays the assembly's floating-point operations in
 // the assembly's order:
 //
