@@ -165,7 +165,7 @@ func calibrate(ctx context.Context, f *calibrateFlags, stderr io.Writer) (*harne
 		"apply_entry_ns: Delta.Merge of one worker's delta and Server.Apply, per entry merged and parameter recomputed (the simulator's EntryCost)",
 		"transports: latency_ns is half the median round trip of a heartbeat between two goroutines; bandwidth is the inverse slope of the time per message against its size and message_ns a heartbeat's time, messages streamed one way; round_ns and worker_ns fit the real runtime's BSP rounds of workers computing one point per commit",
 		"cores: the points per second of GOMAXPROCS goroutines computing at once over one goroutine's",
-		"commit_ns: the process's CPU time per commit of real ASP runs of 2·GOMAXPROCS workers committing one point at a time, less a point's, over its CPU time per point (from runs committing a batch), times point_ns; wakeup_ns: the mean delay before a sleeping thread runs a goroutine readied for it")
+		"commit_ns: the process's CPU time per commit of real ASP runs of 2·GOMAXPROCS workers committing one point at a time, less a point's, over its CPU time per point (from runs committing a batch), times point_ns; wakeup_ns: the median delay before a sleeping thread runs a goroutine readied for it")
 	if p.Machine.Load > float64(p.Machine.NumCPU) {
 		p.Notes = append(p.Notes, fmt.Sprintf("the machine was loaded (1-minute load %.2f on %d CPUs): the times are those of a shared machine", p.Machine.Load, p.Machine.NumCPU))
 	}
@@ -179,7 +179,7 @@ func calibrate(ctx context.Context, f *calibrateFlags, stderr io.Writer) (*harne
 		wakes = append(wakes, wakeProbe(wakeSamples(f.quick)))
 	}
 	p.WakeupNS, _ = stats.Median(wakes)
-	fmt.Fprintf(stderr, "syncbench calibrate: a sleeping thread takes %.1f µs to run a readied goroutine (median of %d means)\n", p.WakeupNS/1e3, len(wakes))
+	fmt.Fprintf(stderr, "syncbench calibrate: a sleeping thread takes %.1f µs to run a readied goroutine (median of %d medians)\n", p.WakeupNS/1e3, len(wakes))
 	for _, key := range f.keys {
 		w, err := calibrateWorkload(ctx, f, key, stderr)
 		if err != nil {

@@ -167,10 +167,11 @@ type fidScenario struct {
 	// real are the real runs, meas what was measured around each.
 	real []*harness.Result
 	meas []fidReal
-	// run is the prediction at the speed the real runs measured (their
-	// median inputs), profile the prediction from the profile alone;
-	// ablated are run's predictions without one of the model's terms
-	// (fidAblations).
+	// reps are the predictions at the speed the real runs measured, one
+	// per real run with its own inputs; run is the prediction at their
+	// median inputs, the base of ablated, its variants (fidAblations);
+	// profile is the prediction from the profile alone.
+	reps         []*harness.Result
 	run, profile *harness.Result
 	ablated      []*harness.Result
 	// target is a share of the least improvement of the scenario's runs
@@ -532,10 +533,14 @@ func (m fidReal) stalls() (stall, every float64) {
 
 // inputs are the medians over the scenario's real runs of what its
 // prediction at the runs' speed takes.
-func (s *fidScenario) inputs() fidInputs {
+func (s *fidScenario) inputs() fidInputs { return inputsOf(s.meas) }
+
+// inputsOf are the medians over ms of what a prediction at the runs'
+// speed takes.
+func inputsOf(ms []fidReal) fidInputs {
 	var in fidInputs
 	var pts, wakes, stalls, everys []float64
-	for _, m := range s.meas {
+	for _, m := range ms {
 		st, ev := m.stalls()
 		pts, wakes, stalls, everys = append(pts, m.PointNS), append(wakes, m.WakeNS), append(stalls, st), append(everys, ev)
 		in.Procs = m.Procs
@@ -554,12 +559,11 @@ func (s *fidScenario) inputs() fidInputs {
 // work per commit with it), GOMAXPROCS cores and the wake-up delay the
 // probes found. The operating system's stalls are a variant
 // (withStalls), not in it.
-func (s *fidScenario) runCost(prof *harness.Profile) (harness.CostModel, error) {
+func (s *fidScenario) runCost(prof *harness.Profile, in fidInputs) (harness.CostModel, error) {
 	c, err := prof.CostModel(s.w.shape, "inproc")
 	if err != nil {
 		return c, err
 	}
-	in := s.inputs()
 	if !(in.PointNS > 0) || in.Procs < 1 {
 		return c, fmt.Errorf("%s: no real run to take the speed from", s.name())
 	}
@@ -619,11 +623,19 @@ func predict(ctx context.Context, f *fidelityFlags, prof *harness.Profile, sc []
 			return fmt.Errorf("%s: %v", s.name(), err)
 		}
 		jobs = append(jobs, job{s, "profile", pc, &s.profile})
-		rc, err := s.runCost(prof)
+		s.reps = make([]*harness.Result, len(s.meas))
+		for i := range s.meas {
+			c, err := s.runCost(prof, inputsOf(s.meas[i:i+1]))
+			if err != nil {
+				return err
+			}
+			jobs = append(jobs, job{s, fmt.Sprintf("run %d", i+1), c, &s.reps[i]})
+		}
+		rc, err := s.runCost(prof, s.inputs())
 		if err != nil {
 			return err
 		}
-		jobs = append(jobs, job{s, "run", rc, &s.run})
+		jobs = append(jobs, job{s, "median", rc, &s.run})
 		s.ablated = make([]*harness.Result, len(fidAblations))
 		for i, a := range fidAblations {
 			c := rc
@@ -680,7 +692,7 @@ func (w *fidWork) targetShare() float64 {
 // left out: they are not predictions the target must suit).
 func (s *fidScenario) runs() []*harness.Result {
 	var out []*harness.Result
-	for _, r := range append(slices.Clone(s.real), s.run, s.profile) {
+	for _, r := range append(append(slices.Clone(s.real), s.reps...), s.run, s.profile) {
 		if r != nil {
 			out = append(out, r)
 		}

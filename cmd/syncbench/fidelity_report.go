@@ -67,11 +67,11 @@ func relErr(pred, meas float64) float64 {
 	return pred/meas - 1
 }
 
-// result is the virtual run of a prediction kind: "run" (at the real
-// runs' speed), "profile", or an ablation's key.
+// result is the virtual run of a prediction kind: "median" (at the real
+// runs' median speed), "profile", or an ablation's key.
 func (s *fidScenario) result(kind string) *harness.Result {
 	switch kind {
-	case "run":
+	case "median":
 		return s.run
 	case "profile":
 		return s.profile
@@ -84,8 +84,15 @@ func (s *fidScenario) result(kind string) *harness.Result {
 	return nil
 }
 
-// predicted is metric m of the prediction kind (NaN if none).
+// predicted is metric m of the prediction kind (NaN if none): for
+// "run", the median over the predictions of each real run.
 func (s *fidScenario) predicted(m fidMetric, kind string) float64 {
+	if kind == "run" {
+		if len(s.reps) == 0 || slices.Contains(s.reps, nil) {
+			return math.NaN()
+		}
+		return medianOf(s.reps, func(r *harness.Result) float64 { return m.of(s, r) })
+	}
 	r := s.result(kind)
 	if r == nil {
 		return math.NaN()
@@ -210,8 +217,8 @@ func (r *fidReport) header() {
 	r.p("**Machine**: %s/%s, %s, %d CPUs (GOMAXPROCS %d), %s. **Wall time**: %s. The machine is shared: its 1-minute load average around the real runs was %s to %s (median %s) on %d CPUs, and the runs' process got %s to %s cores' worth of CPU time (median %s; its CPU time over the time, from 10%% to 90%% of each run).\n\n",
 		m.GOOS, m.GOARCH, m.CPU, m.NumCPU, m.GOMAXPROCS, m.Go, r.wall.Round(time.Second), fidNum(fidMin(loads), 1), fidNum(fidMax(loads), 1), fidNum(lmed, 1), m.NumCPU,
 		fidNum(fidMin(share), 2), fidNum(fidMax(share), 2), fidNum(smed, 2))
-	r.p("Each scenario runs %d time(s) on the **real clock** — goroutine workers and a coordinator over the in-process transport (harness's Real runtime, what `syncbench compare -clock real` runs) — and twice in **virtual time**: ", r.f.reps)
-	r.p("*run*, with the costs of the cost profile `%s` scaled to the speed the real runs measured (their workers' compute time per point, Injected pauses excluded, against the profile's), GOMAXPROCS cores, and the wake-up delay probed right before and after each real run (medians over the repetitions); and *profile*, with the profile's costs alone, as `compare -profile` uses them. ", r.source)
+	r.p("Each scenario runs %d time(s) on the **real clock** — goroutine workers and a coordinator over the in-process transport (harness's Real runtime, what `syncbench compare -clock real` runs) — and in **virtual time**: ", r.f.reps)
+	r.p("*run*, once per real run with the costs of the cost profile `%s` scaled to the speed that run measured (its workers' compute time per point, Injected pauses excluded, against the profile's), GOMAXPROCS cores and the wake-up delay probed right before and after it, the median of these predictions against the median of the real runs; and *profile*, once, with the profile's costs alone, as `compare -profile` uses them. ", r.source)
 	r.p("*run* asks whether the model turns the machine's speed into the right iterations, waits and times to target; *profile* whether a calibration taken once predicts runs taken later on a machine whose load changes. The virtual side is deterministic: the same profile and inputs (listed in `fidelity/runs.csv`) give the same predictions.\n\n")
 }
 
@@ -270,10 +277,10 @@ func (r *fidReport) summary() {
 	r.p("From the profile alone it is %s: the runs' compute time per point, relative to the profile's, ranged from %s to %s (a loaded machine computes slower, and the load moved between the calibration and the runs).\n\n", fidPct(pmed), fidNum(r.speedRange(fidMin), 2), fidNum(r.speedRange(fidMax), 2))
 	r.p("![predicted against measured](fidelity/fidelity.png)\n\n")
 	r.p("*Predicted against measured, one mark per scenario (colour: sync model; circle: LR, square: K-means; hollow: injected stragglers). Top row: at the runs' speed; bottom row: from the profile alone. The solid line is a perfect prediction, the dashed ones ±%.0f%%.*\n\n", 100*fidGoal)
-	r.p("What each term of the model contributes: the *run* prediction again with the operating system's stalls added, or with one term taken out (the same inputs otherwise).\n\n")
+	r.p("What each term of the model contributes: the prediction at the real runs' median inputs, and again with the operating system's stalls added, or with one term taken out (the same inputs otherwise); the *run* prediction, the median of the predictions of each real run, for comparison.\n\n")
 	rows = [][]string{{"prediction", "time per iteration: median error", "median signed", "time to target: median error", "median signed", fmt.Sprintf("time to target within %.0f%%", 100*fidGoal)}}
-	kinds := append([]string{"run"}, fidAblationKeys()...)
-	labels := append([]string{"run (the full model)"}, fidAblationLabels()...)
+	kinds := append([]string{"run", "median"}, fidAblationKeys()...)
+	labels := append([]string{"run (each real run's inputs, the median prediction)", "at the median inputs (the full model)"}, fidAblationLabels()...)
 	for i, kind := range kinds {
 		ie := fidErrors(r.sc, fidMetrics[0], kind)
 		te := fidErrors(r.sc, ttt, kind)
@@ -296,7 +303,7 @@ func fidAblationKeys() []string {
 func fidAblationLabels() []string {
 	var out []string
 	for _, a := range fidAblations {
-		out = append(out, "run "+a.label)
+		out = append(out, "at the median inputs "+a.label)
 	}
 	return out
 }
@@ -367,7 +374,7 @@ func (r *fidReport) scenarios() {
 // each scenario's real runs (medians over the repetitions).
 func (r *fidReport) machine() {
 	r.p("## The machine during the runs\n\n")
-	r.p("Medians over each scenario's real runs. *ns/point*: the workers' compute time per point (Busy less Injected pauses, over points), the speed the *run* prediction takes, with its range over the repetitions; *wake µs*: the wake probes' mean; *CPU*: the cores' worth of CPU time the process got; *queued µs/it*: how long its threads waited in the operating system's run queue per iteration, and *preempted/it* how often the scheduler took a CPU from one of them (Linux `/proc/self/task/*/schedstat` and `status`); *stall µs* and *every µs*: the stalls the *with stalls* variant draws, the mean time a preemption took a thread's CPU (run-queue time less the wake-ups', per preemption) and the mean running time between two (CPU time per preemption); *GC/s*: garbage collections per second, and *GC %% CPU* their share of the process's CPU time. The counters are read at each run's progress reports at 10%% and 90%% of its length: the run itself, not its setup nor the objective's evaluation after it.\n\n")
+	r.p("Medians over each scenario's real runs. *ns/point*: the workers' compute time per point (Busy less Injected pauses, over points), the speed the *run* prediction takes, with its range over the repetitions; *wake µs*: the wake probes' median; *CPU*: the cores' worth of CPU time the process got; *queued µs/it*: how long its threads waited in the operating system's run queue per iteration, and *preempted/it* how often the scheduler took a CPU from one of them (Linux `/proc/self/task/*/schedstat` and `status`); *stall µs* and *every µs*: the stalls the *with stalls* variant draws, the mean time a preemption took a thread's CPU (run-queue time less the wake-ups', per preemption) and the mean running time between two (CPU time per preemption); *GC/s*: garbage collections per second, and *GC %% CPU* their share of the process's CPU time. The counters are read at each run's progress reports at 10%% and 90%% of its length: the run itself, not its setup nor the objective's evaluation after it.\n\n")
 	rows := [][]string{{"scenario", "ns/point", "range", "wake µs", "CPU", "queued µs/it", "preempted/it", "stall µs", "every µs", "GC/s", "GC % CPU"}}
 	for _, s := range r.sc {
 		pts := r.scen(s, func(m fidReal) float64 { return m.PointNS })
@@ -493,10 +500,7 @@ func (r *fidReport) progressNote(s *fidScenario) string {
 		}
 		return float64(res.Curve[len(res.Curve)-1].Points) / float64(res.Versions)
 	}
-	pred := math.NaN()
-	if s.run != nil {
-		pred = pts(s.run)
-	}
+	pred := medianOf(s.reps, pts)
 	return fmt.Sprintf("applied %s points per server version, the prediction %s", fidNum(s.realMedian(pts), 0), fidNum(pred, 0))
 }
 
@@ -513,8 +517,8 @@ func (r *fidReport) model() {
 		st, ev = append(st, in.StallNS/1e3), append(ev, in.StallEveryNS/1e3)
 	}
 	se, _, _, _, _ := summary(fidErrors(r.sc, fidMetrics[2], "stalls"))
-	re, _, _, _, _ := summary(fidErrors(r.sc, fidMetrics[2], "run"))
-	r.p("- **Stalls** (`Stall`, `StallEvery`), a variant: the operating system takes a core away for other processes, and the worker on it stops until it comes back; the other cores go on, and a barrier waits for the stopped worker. The mean speed spreads a stall over every batch; a barrier meets it whole. In the real runs here a preemption took a thread's CPU for %s to %s µs (medians per scenario; run-queue time less the wake-ups', per preemption) after %s to %s µs of running (CPU time per preemption). The *with stalls* variant draws stalls with its scenario's means (uniform between 0 and twice the mean, from the seed) and computes at the speed left without them; its median error on the time to target is %s, the *run* prediction's %s. The counters count every preemption of the run's threads, those by the run's own waking threads too, so these means are not the other processes' time slices alone, and the *run* prediction leaves stalls out.\n\n",
+	re, _, _, _, _ := summary(fidErrors(r.sc, fidMetrics[2], "median"))
+	r.p("- **Stalls** (`Stall`, `StallEvery`), a variant: the operating system takes a core away for other processes, and the worker on it stops until it comes back; the other cores go on, and a barrier waits for the stopped worker. The mean speed spreads a stall over every batch; a barrier meets it whole. In the real runs here a preemption took a thread's CPU for %s to %s µs (medians per scenario; run-queue time less the wake-ups', per preemption) after %s to %s µs of running (CPU time per preemption). The *with stalls* variant draws stalls with its scenario's means (uniform between 0 and twice the mean, from the seed) and computes at the speed left without them; its median error on the time to target is %s, against %s without (both at the runs' median inputs). The counters count every preemption of the run's threads, those by the run's own waking threads too, so these means are not the other processes' time slices alone, and the *run* prediction leaves stalls out.\n\n",
 		fidNum(fidMin(st), 0), fidNum(fidMax(st), 0), fidNum(fidMin(ev), 0), fidNum(fidMax(ev), 0), fidPct(se), fidPct(re))
 	r.p("Unset, each is 0 and the simulator is what it was. The table under *Errors* shows what each contributes to the predictions here.\n\n")
 }
@@ -563,8 +567,8 @@ func (r *fidReport) method() {
 	r.p("## Method\n\n")
 	r.p("- **Workloads**: LR — logistic regression with Adam (learning rate 0.005) on `synthetic:logistic`, 100 features; K-means — 16 clusters of `synthetic:blobs`-style Gaussian blobs (spread 10), 27 features, incremental EM. %s.\n", r.sizes())
 	r.p("- **Runs**: every run is what `syncbench compare` runs with `-workers N -stragglers S -sync MODEL -batch 500 -duration D -eval-every D/%d -seed %d` and `-clock real` or `-clock virtual` (the virtual runs with the cost model set from the profile, or from the profile and the real runs' inputs). D is 4 times the time to target of a virtual pilot run from the profile, between %v and %v, so that the snapshots time the target's crossing closely. The real runs go repetition by repetition (every scenario once, then again), so a slow minute of the shared machine touches one repetition of many scenarios.\n", r.f.snapshots(), r.f.seed, r.f.duration/20, r.f.duration)
-	r.p("- **Around each real run**: a wake probe right before and right after it (%d times, a goroutine locked to its thread sleeps 200 µs and sends the time to another whose thread sleeps in the receive; the mean delay), and, from the run's progress report at 10%% of its length to the one at 90%%, the process's CPU time (`getrusage`), its threads' run-queue time and context switches (Linux `/proc`), and the garbage collector's cycles and CPU time (`runtime/metrics`).\n", r.f.wakeSamples())
-	r.p("- **The prediction at the runs' speed**: the profile's cost model for the workload (`Profile.CostModel`) with every time — compute per point, apply per entry, message latency and cost, work per commit — scaled by the real runs' median compute time per point over the profile's, %d cores (GOMAXPROCS: the compute time per point already holds what the other processes left of them), and the probes' median wake-up delay. The *with stalls* variant adds stalls with the runs' median length and spacing and divides the work on the cores by 1 + stall/spacing (the measured compute time per point holds them).\n", r.prof.Machine.GOMAXPROCS)
+	r.p("- **Around each real run**: a wake probe right before and right after it (%d times, a goroutine locked to its thread sleeps 200 µs and sends the time to another whose thread sleeps in the receive; the median delay), and, from the run's progress report at 10%% of its length to the one at 90%%, the process's CPU time (`getrusage`), its threads' run-queue time and context switches (Linux `/proc`), and the garbage collector's cycles and CPU time (`runtime/metrics`).\n", r.f.wakeSamples())
+	r.p("- **The prediction at the runs' speed**: the profile's cost model for the workload (`Profile.CostModel`) with every time — compute per point, apply per entry, message latency and cost, work per commit — scaled by a real run's compute time per point over the profile's (for the variants, the runs' median), %d cores (GOMAXPROCS: the compute time per point already holds what the other processes left of them), and the wake-up delay the probes around that run found (for the variants, the median). Each real run's prediction is a virtual run of its own: their timings differ, and so do the orders in which commits meet, as the real runs' do; the report takes the median. The *with stalls* variant adds stalls with the runs' median length and spacing and divides the work on the cores by 1 + stall/spacing (the measured compute time per point holds them).\n", r.prof.Machine.GOMAXPROCS)
 	r.p("- **Measures**: time per iteration = run length / mean commits per worker; wait fraction = `Result.WaitFraction` (from a commit to the next release, the worker's own clock on the real runtime); time to target = the first crossing of the target, interpolated between snapshots.\n")
 	r.p("- **The profile** (`%s`): %s.\n\n", r.source, r.profileLine())
 }
@@ -720,15 +724,22 @@ func writeFidelityCSV(path string, sc []*fidScenario, withReal bool) error {
 					f(float64(m.OS.RunQueue) / 1e6), strconv.FormatInt(m.OS.Involuntary, 10), strconv.FormatInt(m.OS.Voluntary, 10), strconv.Itoa(m.GC.cycles), f(m.GC.cpu.Seconds() * 1e3)})
 			}
 		}
-		inp := s.inputs()
-		for _, kind := range append(slices.Clone(fidKinds), fidAblationKeys()...) {
+		inputs := func(in fidInputs) []string {
+			return []string{f(in.PointNS), f(in.WakeNS), strconv.Itoa(in.Procs), f(in.StallNS / 1e6), f(in.StallEveryNS / 1e6)}
+		}
+		for i, r := range s.reps {
+			if r != nil {
+				emit(fmt.Sprintf("virtual-run#%d", i+1), r, inputs(inputsOf(s.meas[i:i+1])))
+			}
+		}
+		for _, kind := range append([]string{"median", "profile"}, fidAblationKeys()...) {
 			r := s.result(kind)
 			if r == nil {
 				continue
 			}
 			var in []string
 			if kind != "profile" {
-				in = []string{f(inp.PointNS), f(inp.WakeNS), strconv.Itoa(inp.Procs), f(inp.StallNS / 1e6), f(inp.StallEveryNS / 1e6)}
+				in = inputs(s.inputs())
 			}
 			emit("virtual-"+kind, r, in)
 		}

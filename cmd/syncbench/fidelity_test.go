@@ -70,12 +70,12 @@ func TestFidelityVirtualDeterministic(t *testing.T) {
 		if csvs[i], err = os.ReadFile(path); err != nil {
 			t.Fatal(err)
 		}
-		if n := bytes.Count(csvs[i], []byte("\n")); n != 1+(2+len(fidAblations))*len(sc) {
-			t.Fatalf("%d CSV lines for %d scenarios; want a header and %d per scenario", n, len(sc), 2+len(fidAblations))
+		if n := bytes.Count(csvs[i], []byte("\n")); n != 1+(4+len(fidAblations))*len(sc) {
+			t.Fatalf("%d CSV lines for %d scenarios; want a header and %d per scenario", n, len(sc), 4+len(fidAblations))
 		}
 		for _, s := range sc {
-			if s.run == nil || s.profile == nil || slices.Contains(s.ablated, nil) || s.dur <= 0 {
-				t.Fatalf("%s: predictions %v %v %v, run length %v", s.name(), s.run != nil, s.profile != nil, s.ablated, s.dur)
+			if len(s.reps) != 2 || slices.Contains(s.reps, nil) || s.run == nil || s.profile == nil || slices.Contains(s.ablated, nil) || s.dur <= 0 {
+				t.Fatalf("%s: predictions %v %v %v %v, run length %v", s.name(), s.reps, s.run != nil, s.profile != nil, s.ablated, s.dur)
 			}
 		}
 		// The prediction at the runs' speed takes their median compute
@@ -83,7 +83,7 @@ func TestFidelityVirtualDeterministic(t *testing.T) {
 		// cores; the variant with stalls their median stalls (280 µs and
 		// 260 µs: 270 µs, every 1 ms), its compute what is left without
 		// them: 105 / 1.27 ns.
-		c, err := sc[0].runCost(prof)
+		c, err := sc[0].runCost(prof, sc[0].inputs())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,7 +117,7 @@ func TestFidelityQuick(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"# Fidelity: virtual time against the real runtime", "**-quick**", "**Machine**", "**Wall time**",
-		"## Errors", "| time to target | run |", "| time per iteration | profile |", "(fidelity/fidelity.png)", "| run without the work per commit |",
+		"## Errors", "| time to target | run |", "| time per iteration | profile |", "(fidelity/fidelity.png)", "| at the median inputs without the work per commit |",
 		"## Scenarios", "| lr/4/none/bsp |", "| lr/4/injected/asp |", "## The machine during the runs", "## Outliers", "## The model", "## Method"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("fidelity.md lacks %q", want)
@@ -133,8 +133,9 @@ func TestFidelityQuick(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 4 scenarios (2 models × with and without stragglers), one real run,
-	// two predictions and the ablations each.
-	if want := 1 + 4*(3+len(fidAblations)); bytes.Count(csv, []byte("\n")) != want {
+	// its prediction, the prediction at the median inputs, the profile's
+	// and the variants each.
+	if want := 1 + 4*(4+len(fidAblations)); bytes.Count(csv, []byte("\n")) != want {
 		t.Errorf("runs.csv has %d lines; want %d", bytes.Count(csv, []byte("\n")), want)
 	}
 	if st, err := os.Stat(filepath.Join(dir, "fidelity", "fidelity.png")); err != nil || st.Size() == 0 {

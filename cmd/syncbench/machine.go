@@ -70,8 +70,9 @@ func (s osStats) sub(a osStats) osStats {
 // once a goroutine is readied for it, as an idle P's thread does when
 // the coordinator releases a worker: n times, a goroutine locked to its
 // thread sleeps 200 µs and sends the time to another locked goroutine
-// whose thread sleeps in the receive. It returns the mean delay in
-// nanoseconds (the mean is what a run's time adds up).
+// whose thread sleeps in the receive. It returns the median delay in
+// nanoseconds: a sample the system preempted the probe's thread in (a
+// millisecond, not a wake-up) would dominate a mean of a hundred.
 func wakeProbe(n int) float64 {
 	ch := make(chan time.Time)
 	done := make(chan []float64)
@@ -93,6 +94,6 @@ func wakeProbe(n int) float64 {
 			ch <- time.Now()
 		}
 	}()
-	m, _ := stats.Mean(<-done)
+	m, _ := stats.Median(<-done)
 	return m
 }
