@@ -222,9 +222,9 @@ func (s WorkloadShape) Key() string {
 func (s WorkloadShape) Size() (float64, string) {
 	switch s.Algo {
 	case "kmeans", "gmm", "fcm":
-		return float64(s.K) * float64(s.Dim), "k·dim"
+		return float64(float64(s.K) * float64(s.Dim)), "k·dim"
 	case "nmf":
-		return float64(s.Rank) * float64(s.Dim), "rank·dim"
+		return float64(float64(s.Rank) * float64(s.Dim)), "rank·dim"
 	case "pmf":
 		return float64(s.Rank), "rank"
 	}
@@ -278,7 +278,7 @@ func (p *Profile) PointCost(s WorkloadShape) (time.Duration, error) {
 func (w WorkloadCost) PointCost(s WorkloadShape) time.Duration {
 	size, _ := s.Size()
 	groups, _ := s.Groups()
-	return max(time.Duration(math.Round(w.InterceptNS+w.SlopeNS*size+w.GroupNS*groups)), 1)
+	return max(time.Duration(math.Round(w.InterceptNS+float64(w.SlopeNS*size)+float64(w.GroupNS*groups))), 1)
 }
 
 // CostModel returns the cost model of workload s on this machine, its
@@ -328,7 +328,7 @@ func (p *Profile) ClusterCostModel(s WorkloadShape, transport string) (CostModel
 		MessageCost: nanos(t.MessageNS),
 	}
 	if t.WorkerNS > 0 {
-		c.MessageCost, c.Latency = nanos(t.WorkerNS/2), max(nanos(t.RoundNS/2), 1)
+		c.MessageCost, c.Latency = nanos(float64(t.WorkerNS/2)), max(nanos(float64(t.RoundNS/2)), 1)
 	}
 	return c, nil
 }

@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/montanaflynn/stats"
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/consistency"
@@ -545,7 +544,7 @@ func fitWorkload(wc *harness.WorkloadCost, key string) error {
 		return err
 	}
 	minSize := slices.MinFunc(wc.Samples, func(a, b harness.CostSample) int { return cmp.Compare(a.Size, b.Size) }).Size
-	if c[1] >= 0 && c[0]+c[1]*minSize > 0 {
+	if c[1] >= 0 && c[0]+float64(c[1]*minSize) > 0 {
 		wc.InterceptNS, wc.SlopeNS, wc.R2 = c[0], c[1], r2
 		return nil
 	}
@@ -555,7 +554,7 @@ func fitWorkload(wc *harness.WorkloadCost, key string) error {
 		sy += s.PointNS
 	}
 	wc.InterceptNS, wc.SlopeNS = 0, sy/sx
-	wc.R2 = rSquared(ys, func(i int) float64 { return wc.SlopeNS * wc.Samples[i].Size })
+	wc.R2 = rSquared(ys, func(i int) float64 { return float64(wc.SlopeNS * wc.Samples[i].Size) })
 	return nil
 }
 
@@ -566,30 +565,59 @@ func calibrationShapeOf(key string) harness.WorkloadShape {
 	return sh
 }
 
-// leastSquares solves min ‖X·c − y‖ (QR, gonum) and returns c and R².
+// leastSquares solves min ‖X·c − y‖ (QR) and returns c and R².
 func leastSquares(rows [][]float64, y []float64) ([]float64, float64, error) {
 	n, p := len(rows), len(rows[0])
 	if n < p {
 		return nil, 0, fmt.Errorf("fit: %d samples for %d coefficients", n, p)
 	}
-	x := mat.NewDense(n, p, nil)
-	for i, r := range rows {
-		x.SetRow(i, r)
+	// Modified Gram–Schmidt: X = QR, then R·c = Qᵀy by back
+	// substitution; every product rounded (the same bits on every
+	// architecture, internal/fpdet).
+	dot := func(a, b []float64) float64 {
+		var s float64
+		for i := range a {
+			s += float64(a[i] * b[i])
+		}
+		return s
 	}
-	var qr mat.QR
-	qr.Factorize(x)
-	var c mat.VecDense
-	if err := qr.SolveVecTo(&c, false, mat.NewVecDense(n, slices.Clone(y))); err != nil {
-		return nil, 0, fmt.Errorf("fit: %w (two sizes the same?)", err)
+	q := make([][]float64, p)
+	r := make([][]float64, p)
+	for j := range p {
+		r[j] = make([]float64, p)
+		v := make([]float64, n)
+		for i := range n {
+			v[i] = rows[i][j]
+		}
+		col := math.Sqrt(dot(v, v))
+		for k := range j {
+			r[k][j] = dot(q[k], v)
+			for i := range v {
+				v[i] -= float64(r[k][j] * q[k][i])
+			}
+		}
+		norm := math.Sqrt(dot(v, v))
+		if !(norm > float64(1e-12*col)) {
+			return nil, 0, fmt.Errorf("fit: the sizes do not determine %d coefficients (two sizes the same?)", p)
+		}
+		r[j][j] = norm
+		for i := range v {
+			v[i] /= norm
+		}
+		q[j] = v
 	}
 	coef := make([]float64, p)
-	for j := range coef {
-		coef[j] = c.AtVec(j)
+	for j := p - 1; j >= 0; j-- {
+		s := dot(q[j], y)
+		for k := j + 1; k < p; k++ {
+			s -= float64(r[j][k] * coef[k])
+		}
+		coef[j] = s / r[j][j]
 	}
 	r2 := rSquared(y, func(i int) float64 {
 		var v float64
 		for j, xj := range rows[i] {
-			v += coef[j] * xj
+			v += float64(coef[j] * xj)
 		}
 		return v
 	})
@@ -605,8 +633,8 @@ func rSquared(y []float64, f func(i int) float64) float64 {
 	my /= float64(len(y))
 	var ss, st float64
 	for i, v := range y {
-		ss += (v - f(i)) * (v - f(i))
-		st += (v - my) * (v - my)
+		ss += float64((v - f(i)) * (v - f(i)))
+		st += float64((v - my) * (v - my))
 	}
 	if st == 0 {
 		return 1

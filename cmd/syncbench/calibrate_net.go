@@ -16,6 +16,7 @@ import (
 	"github.com/syncmodels/syncmodels/consistency"
 	"github.com/syncmodels/syncmodels/exchange/redisx"
 	"github.com/syncmodels/syncmodels/harness"
+	"github.com/syncmodels/syncmodels/internal/fpdet"
 	"github.com/syncmodels/syncmodels/transport"
 	"github.com/syncmodels/syncmodels/transport/grpcnet"
 	"github.com/syncmodels/syncmodels/transport/grpcnet/jobtls"
@@ -308,7 +309,7 @@ func stream(ctx context.Context, nw network, n, repeats int, minTime time.Durati
 		d := algorithms.NewDelta(l)
 		rng := rand.New(rand.NewPCG(1, 1))
 		for i := range d.Vec {
-			d.Vec[i] = rng.NormFloat64()
+			d.Vec[i] = fpdet.NormFloat64(rng)
 		}
 		d.Count = 500
 		m = &transport.Message{Kind: transport.Commit, To: transport.Coordinator, Seq: 1, Points: 500, Delta: d}

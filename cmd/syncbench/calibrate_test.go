@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -232,5 +233,53 @@ func TestReproduceFSPProfile(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := run(quickFSP(t.TempDir(), "-profile", bad), &out, &errb); code != 2 || !strings.Contains(errb.String(), "-profile: harness: profile "+bad+": truncated or empty JSON") {
 		t.Errorf("reproduce fsp -profile bad = %d, %q", code, errb.String())
+	}
+}
+
+// leastSquares recovers an exact line (intercept, slope, group term), gives
+// R² 1 and refuses columns that do not determine the coefficients; on
+// the samples of docs/calibrate/profile.json (fitted by gonum's QR when
+// they were measured, before calibrate had its own solver) it gives the
+// profile's coefficients back.
+func TestLeastSquares(t *testing.T) {
+	var rows [][]float64
+	var y []float64
+	for _, s := range []float64{16, 32, 64, 100, 128, 256} {
+		for _, g := range []float64{4, 10, 16} {
+			rows = append(rows, []float64{1, s * g, g})
+			y = append(y, 3+2*s*g+0.5*g)
+		}
+	}
+	c, r2, err := leastSquares(rows, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []float64{3, 2, 0.5} {
+		if math.Abs(c[i]-want) > 1e-9*max(1, math.Abs(want)) {
+			t.Errorf("coefficient %d = %v; want %v", i, c[i], want)
+		}
+	}
+	if math.Abs(r2-1) > 1e-12 {
+		t.Errorf("R² = %v; want 1", r2)
+	}
+	if _, _, err := leastSquares([][]float64{{1, 2}, {1, 2}, {1, 2}}, []float64{1, 2, 3}); err == nil {
+		t.Error("a repeated size fitted two coefficients")
+	}
+	p, err := harness.LoadProfile(filepath.Join("..", "..", "docs", "calibrate", "profile.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range p.Workloads {
+		got := w
+		got.InterceptNS, got.SlopeNS, got.GroupNS, got.R2, got.Groups = 0, 0, 0, 0, ""
+		if err := fitWorkload(&got, w.Key); err != nil {
+			t.Fatalf("%s: %v", w.Key, err)
+		}
+		for _, f := range [][2]float64{{got.InterceptNS, w.InterceptNS}, {got.SlopeNS, w.SlopeNS}, {got.GroupNS, w.GroupNS}, {got.R2, w.R2}} {
+			if math.Abs(f[0]-f[1]) > 1e-6*max(1, math.Abs(f[1])) {
+				t.Errorf("%s: refitted %+v; the profile has %+v", w.Key, got, w)
+				break
+			}
+		}
 	}
 }

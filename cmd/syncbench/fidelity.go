@@ -462,7 +462,7 @@ func (f *fidelityFlags) runReal(ctx context.Context, sc []*fidScenario, stderr i
 				m.GC = fidGC{cycles: sm.gc1.cycles - sm.gc0.cycles, cpu: sm.gc1.cpu - sm.gc0.cpu}
 			}
 			m.WakeNS = (wake0 + wakeProbe(f.wakeSamples())) / 2
-			m.Load = (m.Load + loadAverage()) / 2
+			m.Load = float64((m.Load + loadAverage()) / 2)
 			if m.PointNS = computePerPoint(r); !(m.PointNS > 0) {
 				return fmt.Errorf("%s (real, repetition %d): no point computed", s.name(), rep+1)
 			}
@@ -528,7 +528,7 @@ func (m fidReal) stalls() (stall, every float64) {
 		return 0, 0
 	}
 	n := float64(m.OS.Involuntary)
-	return max(float64(m.OS.RunQueue)-float64(m.OS.Voluntary)*m.WakeNS, 0) / n, float64(m.OS.CPU) / n
+	return max(float64(m.OS.RunQueue)-float64(float64(m.OS.Voluntary)*m.WakeNS), 0) / n, float64(m.OS.CPU) / n
 }
 
 // inputs are the medians over the scenario's real runs of what its
@@ -719,9 +719,9 @@ func (s *fidScenario) setTarget() {
 		return
 	}
 	if minimize {
-		s.target = s.initial - s.w.targetShare()*least
+		s.target = s.initial - float64(s.w.targetShare()*least)
 	} else {
-		s.target = s.initial + s.w.targetShare()*least
+		s.target = s.initial + float64(s.w.targetShare()*least)
 	}
 }
 

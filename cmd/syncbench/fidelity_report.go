@@ -19,6 +19,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/syncmodels/syncmodels/harness"
+	"github.com/syncmodels/syncmodels/internal/fpdet"
 )
 
 // docs/fidelity.md: what `syncbench fidelity` measured.
@@ -34,14 +35,14 @@ type fidMetric struct {
 }
 
 var fidMetrics = []fidMetric{
-	{"iteration", "time per iteration", "ms", func(s *fidScenario, r *harness.Result) float64 { return perIteration(r).Seconds() * 1e3 }, true},
-	{"wait", "wait fraction", "%", func(s *fidScenario, r *harness.Result) float64 { return 100 * r.WaitFraction }, false},
+	{"iteration", "time per iteration", "ms", func(s *fidScenario, r *harness.Result) float64 { return float64(perIteration(r).Seconds() * 1e3) }, true},
+	{"wait", "wait fraction", "%", func(s *fidScenario, r *harness.Result) float64 { return float64(100 * r.WaitFraction) }, false},
 	{"ttt", "time to target", "ms", func(s *fidScenario, r *harness.Result) float64 {
 		t := s.timeTo(r)
 		if t < 0 {
 			return math.NaN()
 		}
-		return t.Seconds() * 1e3
+		return float64(t.Seconds() * 1e3)
 	}, true},
 }
 
@@ -651,7 +652,7 @@ func (r *fidReport) panel(m fidMetric, kind string) (*plot.Plot, error) {
 	if m.log {
 		p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 		p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
-		lo, hi = lo/1.5, hi*1.5
+		lo, hi = lo/1.5, float64(hi*1.5)
 	} else {
 		lo, hi = 0, 100
 	}
@@ -663,9 +664,9 @@ func (r *fidReport) panel(m fidMetric, kind string) (*plot.Plot, error) {
 		for i := range n + 1 {
 			x := lo + (hi-lo)*float64(i)/n
 			if m.log {
-				x = lo * math.Pow(hi/lo, float64(i)/n)
+				x = float64(lo * fpdet.Pow(hi/lo, float64(i)/n))
 			}
-			xys = append(xys, plotter.XY{X: x, Y: f * x})
+			xys = append(xys, plotter.XY{X: x, Y: float64(f * x)})
 		}
 		l, err := plotter.NewLine(xys)
 		if err != nil {
@@ -710,7 +711,7 @@ func writeFidelityCSV(path string, sc []*fidScenario, withReal bool) error {
 	for _, s := range sc {
 		emit := func(run string, r *harness.Result, in []string) {
 			row := []string{s.w.key, strconv.Itoa(s.workers), strconv.FormatBool(s.strag), s.sync, run,
-				f(perIteration(r).Seconds() * 1e3), f(r.WaitFraction), f(fidMetrics[2].of(s, r)), f(r.Final), strconv.FormatUint(uint64(r.Versions), 10), f(r.Iterations)}
+				f(float64(perIteration(r).Seconds() * 1e3)), f(r.WaitFraction), f(fidMetrics[2].of(s, r)), f(r.Final), strconv.FormatUint(uint64(r.Versions), 10), f(r.Iterations)}
 			for len(in) < 13 {
 				in = append(in, "")
 			}
@@ -721,7 +722,7 @@ func writeFidelityCSV(path string, sc []*fidScenario, withReal bool) error {
 				m := s.meas[i]
 				st, ev := m.stalls()
 				emit(fmt.Sprintf("real#%d", i+1), r, []string{f(m.PointNS), f(m.WakeNS), strconv.Itoa(m.Procs), f(st / 1e6), f(ev / 1e6), f(m.Load), f(m.OS.CPU.Seconds()), f(m.Span.Seconds()),
-					f(float64(m.OS.RunQueue) / 1e6), strconv.FormatInt(m.OS.Involuntary, 10), strconv.FormatInt(m.OS.Voluntary, 10), strconv.Itoa(m.GC.cycles), f(m.GC.cpu.Seconds() * 1e3)})
+					f(float64(m.OS.RunQueue) / 1e6), strconv.FormatInt(m.OS.Involuntary, 10), strconv.FormatInt(m.OS.Voluntary, 10), strconv.Itoa(m.GC.cycles), f(float64(m.GC.cpu.Seconds() * 1e3))})
 			}
 		}
 		inputs := func(in fidInputs) []string {

@@ -143,13 +143,7 @@ func load() (*moduleInfo, error) {
 // their owner converts them (go test ./internal/fpdet -run
 // TestNoFusableMultiplyAdd -args -fix, then fpdet.X for the calls) and
 // removes them from this list. Each test logs what it skipped.
-var pending = map[string]string{
-	"harness/profile.go":               "issue #15 item 1 (calibration), in progress on another branch",
-	"cmd/syncbench/calibrate.go":       "issue #15 item 1 (calibration), in progress on another branch",
-	"cmd/syncbench/calibrate_net.go":   "issue #15 item 1 (calibration), in progress on another branch",
-	"cmd/syncbench/fidelity.go":        "issue #15 item 2 (fidelity), in progress on another branch",
-	"cmd/syncbench/fidelity_report.go": "issue #15 item 2 (fidelity), in progress on another branch",
-}
+var pending = map[string]string{}
 
 // skipPending reports whether a finding falls in a pending file, counting
 // it in skipped.
