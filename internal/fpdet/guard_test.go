@@ -65,8 +65,15 @@ var (
 // loadModule type-checks the module's packages from source, importing their
 // dependencies from the export data that go list -export builds (cached by
 // the go command, so this costs a few seconds after the first build).
+//
+// Under the race detector the guard skips: it is a static analysis, which
+// the detector cannot check and slows tenfold (40 s under README's
+// `go test -race ./...`); `go test ./internal/fpdet` and .ci/xarch run it.
 func loadModule(t *testing.T) *moduleInfo {
 	t.Helper()
+	if raceEnabled {
+		t.Skip("the guard is a static analysis: it runs without -race (go test ./internal/fpdet; .ci/xarch)")
+	}
 	loadOnce.Do(func() { loaded, loadErr = load() })
 	if loadErr != nil {
 		t.Fatal(loadErr)
