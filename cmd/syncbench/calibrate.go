@@ -192,6 +192,10 @@ func calibrate(ctx context.Context, f *calibrateFlags, stderr io.Writer) (*harne
 			continue
 		}
 		t, err := calibrateTransport(ctx, f, name, stderr)
+		for try := 2; try <= calibrateAttempts && errors.Is(err, errNoisy); try++ {
+			fmt.Fprintf(stderr, "syncbench calibrate: transport %s: %v; measuring again (%d of %d)\n", name, err, try, calibrateAttempts)
+			t, err = calibrateTransport(ctx, f, name, stderr)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("transport %s: %w", name, err)
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -31,6 +32,15 @@ import (
 
 // calibrationDeltas are the delta lengths (float64s) of the commits
 // streamed to measure bandwidth; 0 stands for a heartbeat.
+// errNoisy is a fit whose slope came out non-positive: the machine's noise
+// swamped what grows with the size. calibrate measures again (up to
+// calibrateAttempts times) before it gives up.
+var errNoisy = errors.New("too noisy")
+
+// calibrateAttempts is how many times calibrate measures a transport
+// whose fit is too noisy.
+const calibrateAttempts = 3
+
 func calibrationDeltas(quick bool) []int {
 	if quick {
 		return []int{0, 256, 4096}
@@ -84,7 +94,7 @@ func calibrateTransport(ctx context.Context, f *calibrateFlags, name string, std
 		return tc, err
 	}
 	if b <= 0 {
-		return tc, fmt.Errorf("the time per message does not grow with its size (%.3g ns per byte): too noisy to measure a bandwidth; try a larger -min-time", b)
+		return tc, fmt.Errorf("the time per message does not grow with its size (%.3g ns per byte): %w to measure a bandwidth; try a larger -min-time", b, errNoisy)
 	}
 	tc.Bandwidth = 1e9 / b
 	// The fixed cost is the heartbeat's: the fit's intercept is at the
@@ -161,7 +171,7 @@ func nullRounds(ctx context.Context, seed uint64, nw network, workers []int, dur
 		return err
 	}
 	if c[1] <= 0 {
-		return fmt.Errorf("the null rounds' time does not grow with the workers (%.3g ns per worker): too noisy", c[1])
+		return fmt.Errorf("the null rounds' time does not grow with the workers (%.3g ns per worker): %w", c[1], errNoisy)
 	}
 	tc.RoundNS, tc.WorkerNS = c[0], c[1]
 	if stderr != nil {
@@ -402,7 +412,7 @@ func calibrateRedis(ctx context.Context, f *calibrateFlags, stderr io.Writer) (h
 		return tc, err
 	}
 	if b <= 0 {
-		return tc, fmt.Errorf("a PUT's time does not grow with its size (%.3g ns per byte): too noisy; try a larger -min-time", b)
+		return tc, fmt.Errorf("a PUT's time does not grow with its size (%.3g ns per byte): %w; try a larger -min-time", b, errNoisy)
 	}
 	tc.Bandwidth = 1e9 / b
 	fmt.Fprintf(stderr, "syncbench calibrate: redis: latency %.1f µs (half a GET), %.0f MB/s\n", tc.LatencyNS/1e3, tc.Bandwidth/1e6)
