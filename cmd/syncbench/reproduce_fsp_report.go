@@ -87,12 +87,6 @@ func tttStat(ts []time.Duration) seedStat {
 	return overSeeds(xs)
 }
 
-// median is the median time to target of ts (the mean of the two middle
-// ones for an even count), -1 if it is not reached: if no run reached
-// the target, or for an even count if one of the two middle ones did
-// not.
-func median(ts []time.Duration) time.Duration { return tttOf(tttStat(ts).median) }
-
 // tttOf is a time to target of tttStat's, -1 for +Inf or NaN.
 func tttOf(ns float64) time.Duration {
 	if math.IsInf(ns, 1) || math.IsNaN(ns) {

@@ -284,6 +284,11 @@ func TestBelowBound(t *testing.T) {
 	}
 }
 
+// median is the median time to target of ts as the fsp report takes it
+// (tttStat's, through tttOf): the mean of the two middle ones for an even
+// count, -1 if it is not reached.
+func median(ts []time.Duration) time.Duration { return tttOf(tttStat(ts).median) }
+
 // TestMedian: a not-reached run (-1) counts as the slowest; an even count
 // takes the mean of the two middle ones, not reached if one is not.
 func TestMedian(t *testing.T) {

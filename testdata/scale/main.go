@@ -152,37 +152,25 @@ Every run passed `+"`consistency.Check`"+` (checked as it was recorded).
 			label = "fsp (η = share of the batch)"
 		}
 		fmt.Fprintf(w, "| %s |", label)
-		for _, r := range runs {
-			if r.name == name {
-				fmt.Fprintf(w, " %s |", ttt(r))
-			}
+		for _, r := range of(runs, name) {
+			fmt.Fprintf(w, " %s |", ttt(r))
 		}
 		fmt.Fprintln(w)
 	}
 
 	fmt.Fprint(w, "\nWhere each model is fastest:\n\n")
 	for _, name := range s.syncs {
-		best := -1
-		var bestT time.Duration
-		for i, r := range runs {
-			if r.name != name || r.res.TimeToTarget < 0 {
-				continue
-			}
-			if best < 0 || r.res.TimeToTarget < bestT {
-				best, bestT = i, r.res.TimeToTarget
-			}
-		}
-		if best < 0 {
+		rs := of(runs, name)
+		b := fastest(rs)
+		if b < 0 {
 			fmt.Fprintf(w, "- %s reaches the target at no fleet size within %v.\n", name, s.duration)
 			continue
 		}
 		var after []string
-		for _, r := range runs {
-			if r.name == name && r.n > runs[best].n {
-				after = append(after, fmt.Sprintf("%s at %s", ttt(r), thousands(r.n)))
-			}
+		for _, r := range rs[b+1:] {
+			after = append(after, fmt.Sprintf("%s at %s", ttt(r), thousands(r.n)))
 		}
-		line := fmt.Sprintf("- %s: %s at %s workers", name, ttt(runs[best]), thousands(runs[best].n))
+		line := fmt.Sprintf("- %s: %s at %s workers", name, ttt(rs[b]), thousands(rs[b].n))
 		if len(after) > 0 {
 			line += "; then " + strings.Join(after, ", ")
 		}
