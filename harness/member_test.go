@@ -283,8 +283,8 @@ func TestRestartedWorker(t *testing.T) {
 
 func testRestartedWorker(t *testing.T, alg algorithms.Algorithm, inc uint32, after time.Duration) {
 	e := memberExp(alg, "bsp")
-	e.Duration = time.Second
-	tr, err := inproc.New(inproc.Config{Layout: alg.Layout(), Seed: 1, Delay: 100 * time.Microsecond})
+	e.Duration = 600 * time.Millisecond
+	tr, err := inproc.New(inproc.Config{Layout: alg.Layout(), Seed: 1, Delay: 500 * time.Microsecond})
 	if err != nil {
 		t.Fatal(err)
 	}

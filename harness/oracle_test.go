@@ -87,7 +87,7 @@ func TestLedgerOracleUnderCrashes(t *testing.T) {
 				e := harness.Experiment{Algorithm: alg, Sync: consistency.MustParse(spec), Workers: 8, Seed: seed,
 					Clock: harness.Real, Duration: 400 * time.Millisecond, Retry: 5 * time.Millisecond, Lease: 50 * time.Millisecond,
 					Stragglers: harness.Stragglers{Kind: harness.Injected, Count: 2, Tau: 4 * time.Millisecond, Every: 16},
-					Preempt:    &cfg, Network: delayed(100 * time.Microsecond)}
+					Preempt:    &cfg, Network: delayed(400 * time.Microsecond)}
 				res, err := harness.Run(context.Background(), e)
 				if err != nil {
 					t.Fatal(err)

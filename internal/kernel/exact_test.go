@@ -140,8 +140,12 @@ func testLengths() []int {
 func TestExactLevel1(t *testing.T) {
 	requireAsm(t)
 	r := rand.New(rand.NewPCG(31, 32))
+	i := 0
 	for _, n := range testLengths() {
 		for off := 0; off < 8; off++ {
+			if i++; !sampled(i, 4, n) {
+				continue
+			}
 			for kind := 0; kind < numKinds; kind++ {
 				what := fmt.Sprintf("n=%d off=%d kind=%d", n, off, kind)
 				x, y := kindVec(r, kind, n, off%4), kindVec(r, kind, n+1, (off+1)%4)
@@ -241,12 +245,14 @@ func checkNTExact(t *testing.T, r *rand.Rand, kind, n, k, d int) {
 func TestExactDotsNT(t *testing.T) {
 	requireAsm(t)
 	r := rand.New(rand.NewPCG(33, 34))
-	kind := 0
+	kind, i := 0, 0
 	for _, n := range []int{1, 2, 3, 5} {
 		for k := 1; k <= 12; k++ {
 			for d := 0; d <= maxLen; d++ {
-				checkNTExact(t, r, kind, n, k, d)
-				kind = (kind + 1) % numKinds
+				if i++; sampled(i, 3, n) {
+					checkNTExact(t, r, kind, n, k, d)
+					kind = (kind + 1) % numKinds
+				}
 			}
 		}
 	}
@@ -261,7 +267,7 @@ func TestExactDotsNTLarge(t *testing.T) {
 		for _, k := range []int{1, 2, 7, 10, 16, 31, 47} {
 			for _, d := range []int{257, 512, 784, 1031, 2053} {
 				for kind := 0; kind < numKinds; kind++ {
-					if i++; sampled(i, numKinds+1, 0) {
+					if i++; sampled(i, 2*(numKinds+1), 0) {
 						checkNTExact(t, r, kind, n, k, d)
 					}
 				}
@@ -282,7 +288,7 @@ func TestExactTinyBlocking(t *testing.T) {
 		l1Budget, panelMax = cfg[0], cfg[1]
 		kind, i := 0, 0
 		dims(func(n, k, d int) {
-			if i++; n > 0 && n != 6 && sampled(i, 3, c) {
+			if i++; n > 0 && n != 6 && sampled(i, 6, c) {
 				checkNTExact(t, r, kind, n, k, d)
 				kind = (kind + 1) % numKinds
 			}

@@ -24,7 +24,7 @@ func TestTinyBlocking(t *testing.T) {
 		l1Budget, panelMax, rowBlock, packMinRows = cfg[0], cfg[1], cfg[2], cfg[3]
 		kind, i := 0, 0
 		dims(func(n, k, d int) {
-			if i++; n > 0 && sampled(i, 4, c) {
+			if i++; n > 0 && sampled(i, 8, c) {
 				checkAllNT(t, r, n, k, d)
 				checkNTExact(t, r, kind, n, k, d) // generic follows the blocking bit for bit
 				kind = (kind + 1) % numKinds
@@ -46,7 +46,7 @@ func TestChunkLen(t *testing.T) {
 
 // TestLongExhaustiveSweeps (a long check, SYNCMODELS_LONG=1, which
 // .ci/run runs without -race) runs the exhaustive sweeps that -race
-// samples, every case.
+// samples, every case (each sampled test whole).
 func TestLongExhaustiveSweeps(t *testing.T) {
 	if os.Getenv("SYNCMODELS_LONG") != "1" {
 		t.Skip("a long check: run with SYNCMODELS_LONG=1")
@@ -54,7 +54,14 @@ func TestLongExhaustiveSweeps(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector samples the sweeps; run the long checks without -race")
 	}
-	t.Run("TinyBlocking", TestTinyBlocking)
-	t.Run("ExactTinyBlocking", TestExactTinyBlocking)
-	t.Run("ExactDotsNTLarge", TestExactDotsNTLarge)
+	for _, c := range []struct {
+		name string
+		f    func(*testing.T)
+	}{
+		{"TinyBlocking", TestTinyBlocking}, {"ExactTinyBlocking", TestExactTinyBlocking},
+		{"ExactDotsNTLarge", TestExactDotsNTLarge}, {"ExactLevel1", TestExactLevel1}, {"ExactDotsNT", TestExactDotsNT},
+		{"DotsNT", TestDotsNT}, {"DotsNT32", TestDotsNT32}, {"DotsNT2", TestDotsNT2}, {"DotsNTBlocked", TestDotsNTBlocked},
+	} {
+		t.Run(c.name, c.f)
+	}
 }

@@ -335,7 +335,8 @@ func TestAxpyScaleAdd32(t *testing.T) {
 // d in 0..70 for a few n (odd and even, to hit the single-row tail).
 // sampled reports whether the i-th case of an exhaustive sweep runs: all
 // of them without the race detector, one in stride under it (see
-// raceEnabled), a different share for each offset.
+// raceEnabled), a different share for each offset; TestLongExhaustiveSweeps
+// runs every sampled test whole.
 func sampled(i, stride, offset int) bool { return !raceEnabled || i%stride == offset%stride }
 
 func dims(f func(n, k, d int)) {
@@ -354,7 +355,11 @@ func dims(f func(n, k, d int)) {
 func TestDotsNT(t *testing.T) {
 	forEachImpl(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(13, 14))
+		i := 0
 		dims(func(n, k, d int) {
+			if i++; !sampled(i, 3, 0) {
+				return
+			}
 			off := (n + k + d) % 4
 			X, C := randVec(r, n*d, off), randVec(r, k*d, (off+1)%4)
 			if (k+d)%5 == 0 {
@@ -382,7 +387,11 @@ func TestDotsNT(t *testing.T) {
 func TestDotsNT32(t *testing.T) {
 	forEachImpl(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(15, 16))
+		i := 0
 		dims(func(n, k, d int) {
+			if i++; !sampled(i, 3, 1) {
+				return
+			}
 			off := (n + k + d) % 8
 			X, C := randVec32(r, n*d, off), randVec32(r, k*d, (off+3)%8)
 			if (k+d)%5 == 0 {
@@ -410,7 +419,11 @@ func TestDotsNT32(t *testing.T) {
 func TestDotsNT2(t *testing.T) {
 	forEachImpl(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(17, 18))
+		i := 0
 		dims(func(n, k, d int) {
+			if i++; !sampled(i, 3, 2) {
+				return
+			}
 			off := (n + k + d) % 4
 			X := randVec(r, n*d, off)
 			A, B := randVec(r, k*d, (off+1)%4), randVec(r, k*d, (off+2)%4)
@@ -472,10 +485,13 @@ func TestPanics(t *testing.T) {
 func TestDotsNTBlocked(t *testing.T) {
 	forEachImpl(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(23, 24))
+		i := 0
 		for _, n := range []int{5, 33} {
 			for _, k := range []int{1, 7, 10, 16, 31} {
 				for _, d := range []int{257, 512, 784, 1031} {
-					checkAllNT(t, r, n, k, d)
+					if i++; sampled(i, 2, 0) {
+						checkAllNT(t, r, n, k, d)
+					}
 				}
 			}
 		}
