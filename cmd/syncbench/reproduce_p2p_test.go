@@ -77,8 +77,9 @@ func TestReproduceP2PQuick(t *testing.T) {
 	}
 }
 
-// TestReproduceP2PRedis writes the -quick report on a redis-server and in
-// process: the same report but for the command line.
+// TestReproduceP2PRedis writes the -quick report (one seed a setting) on
+// a redis-server and in process: the same report but for the command
+// line.
 func TestReproduceP2PRedis(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the -quick report twice, once on redis-server")
@@ -87,9 +88,9 @@ func TestReproduceP2PRedis(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
 	runReports(t, "p2p.md", func(dir string) []string {
 		if dir == a {
-			return quickP2P(dir, "-exchange", srv.URL())
+			return quickP2P(dir, "-seeds", "1", "-exchange", srv.URL())
 		}
-		return quickP2P(dir)
+		return quickP2P(dir, "-seeds", "1")
 	}, a, b)
 	fa, fb := readReport(t, a), readReport(t, b)
 	cmd := regexp.MustCompile("(?m)^go run ./cmd/syncbench reproduce p2p .*$")

@@ -119,14 +119,13 @@ func checkReport(t *testing.T, dir string, names ...string) map[string][]byte {
 	return files
 }
 
-// TestReproduceFSPQuick writes the -quick report with every section,
-// figure and table it promises. (That the same seed writes the same
-// bytes is TestLongReproduceFSPAll's: under -race this report takes
-// seconds a run.)
-func TestReproduceFSPQuick(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the -quick report (seconds under -race)")
-	}
+// TestLongReproduceFSPQuick writes the -quick report of LR with every
+// section, figure and table it promises. (That the same seed writes the
+// same bytes is TestLongReproduceFSPAll's.) A long check
+// (SYNCMODELS_LONG=1, without -race): under -race its 39 runs took 9 to
+// 15 s of the README's command.
+func TestLongReproduceFSPQuick(t *testing.T) {
+	long(t)
 	a := t.TempDir()
 	runReports(t, "fsp.md", func(dir string) []string { return quickFSP(dir, "-seed", "3") }, a)
 	fa := checkReport(t, a, "fsp.md", "fsp/runs.csv", "fsp/fig7.png", "fsp/fig8.png", "fsp/curves-lr.png", "fsp/fig15-lr.png", "fsp/fig12-lr.png", "fsp/fig12.csv")
