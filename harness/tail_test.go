@@ -97,18 +97,18 @@ func TestTailCommitDelays(t *testing.T) {
 // slsML's claim (§"Mitigating stragglers"): with many workers, a rare
 // storage operation of seconds holds up a barrier, and waiting for a
 // fraction of the workers (its counting semaphore, our quorum) does not.
-// 16 workers run 3,000 versions with and without a Tail of 2 s and more
-// (Pareto, α = 1.5) for one operation in 20,000: BSP takes several times
+// 16 workers run 1,000 versions with and without a Tail of 2 s and more
+// (Pareto, α = 1.5) for one operation in 6,667: BSP takes several times
 // longer, quorum:0.75 hardly any. The ratios are of virtual times.
 func TestTailBSPSlowedQuorumNot(t *testing.T) {
 	alg := blobsKMeans(t, 4000)
-	d := mustDist(t, "p=5e-5,scale=2s,alpha=1.5")
+	d := mustDist(t, "p=1.5e-4,scale=2s,alpha=1.5")
 	slowdown := func(sync string) float64 {
 		var took [2]time.Duration
 		var delayed time.Duration
 		for i, tail := range []bool{false, true} {
 			e := harness.Experiment{Algorithm: alg, Sync: consistency.MustParse(sync), Workers: 16, Batch: 100, Seed: 5,
-				Duration: time.Hour, EvalEvery: time.Hour, Stop: harness.Stop{MaxIterations: 3000}}
+				Duration: time.Hour, EvalEvery: time.Hour, Stop: harness.Stop{MaxIterations: 1000}}
 			if tail {
 				e.Stragglers = harness.Stragglers{Kind: harness.Tail, Delay: d}
 			}
@@ -116,8 +116,8 @@ func TestTailBSPSlowedQuorumNot(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Versions != 3000 {
-				t.Fatalf("%s: %d versions; want 3000", sync, res.Versions)
+			if res.Versions != 1000 {
+				t.Fatalf("%s: %d versions; want 1000", sync, res.Versions)
 			}
 			took[i] = res.Duration
 			for _, w := range res.Workers {
@@ -125,8 +125,10 @@ func TestTailBSPSlowedQuorumNot(t *testing.T) {
 			}
 		}
 		r := float64(took[1]) / float64(took[0])
-		t.Logf("%s: 3000 versions in %v, with the tail %v (%.2f×); %v of delays", sync, took[0], took[1], r, delayed)
-		if delayed < d.Scale {
+		t.Logf("%s: 1000 versions in %v, with the tail %v (%.2f×); %v of delays", sync, took[0], took[1], r, delayed)
+		// The distribution has no body: a delay is a tail draw, of 2 s or
+		// more. A barrier waits all of it; a quorum run may end first.
+		if delayed == 0 || sync == "bsp" && delayed < d.Scale {
 			t.Fatalf("%s: delays %v in all; want at least one tail delay (≥ %v)", sync, delayed, d.Scale)
 		}
 		return r
