@@ -125,7 +125,10 @@ func (e *CheckError) Error() string {
 // what it read; the coordinator accepts only deltas sent, as sent; a
 // worker confirms only a delta already accepted; and at the end every
 // delta sent was accepted or abandoned (RecAbandon, with a reason).
-// Confirm and abandon records may follow the stop record.
+// Under KGroup, a worker that is a member at the end has had announced
+// every batch its stream produced by the stop (RecProduced; RuleLost
+// otherwise). Confirm, abandon and produced records may follow the stop
+// record.
 func Check(t *Trace) error {
 	_, err := CheckStats(t)
 	return err
@@ -422,18 +425,21 @@ func (c *checker) worker(w WorkerID, what string) *wtrack {
 }
 
 func (c *checker) step(r Record) {
-	worker := r.Kind == RecSend || r.Kind == RecConfirm || r.Kind == RecAbandon
+	worker := r.Kind == RecSend || r.Kind == RecConfirm || r.Kind == RecAbandon || r.Kind == RecProduced
 	if worker && !c.workerSide {
 		c.fail("ledger", "worker-side %v record in a trace without WorkerSide", r.Kind)
 		return
 	}
-	if c.stopped && r.Kind != RecConfirm && r.Kind != RecAbandon {
+	if c.stopped && r.Kind != RecConfirm && r.Kind != RecAbandon && r.Kind != RecProduced {
 		// A worker learns of the stop after the coordinator: confirming
-		// or abandoning its last delta after the stop record is normal.
+		// or abandoning its last delta, or saying how far its stream
+		// got, after the stop record is normal.
 		c.fail("ledger", "%v after the stop record", r.Kind)
 		return
 	}
 	switch r.Kind {
+	case RecProduced:
+		c.produced(r)
 	case RecSend:
 		c.send(r)
 	case RecConfirm:
@@ -757,6 +763,7 @@ func (c *checker) end() {
 		return
 	}
 	c.skippedBatches()
+	c.unannounced()
 	var lost []DeltaID
 	for id, ci := range c.commits {
 		if !ci.applied {
@@ -779,6 +786,18 @@ func (c *checker) end() {
 		s := c.sends[id]
 		c.failAt(s.at, RuleLost, "worker %d sent %v (clock %d, v=%d) but the coordinator never accepted it, and the worker did not abandon it",
 			id.Worker, id, s.clock, s.version)
+	}
+}
+
+// produced takes a worker's RecProduced: how many batches its stream
+// produced by the stop, judged at the end (unannounced).
+func (c *checker) produced(r Record) {
+	if c.spec.Kind != KGroup {
+		c.fail("ledger", "worker %d says how many batches its stream produced in a %v trace (streams are KGroup's)", r.Worker, c.spec)
+		return
+	}
+	if bt := c.batchTrack(r.Worker); r.Batch >= bt.produced {
+		bt.produced, bt.producedAt = r.Batch, c.at
 	}
 }
 

@@ -15,6 +15,11 @@ type batchTrack struct {
 	spans []batchSpan
 	// frontier is the end of the furthest range used so far.
 	frontier uint64
+	// produced is the worker's count of its stream's batches at the stop
+	// (RecProduced, the worker side; the largest if several), at record
+	// producedAt; −1 before.
+	produced   uint64
+	producedAt int
 }
 
 // batchSpan is a range of batches lo … hi−1 one commit used.
@@ -27,7 +32,7 @@ type batchSpan struct {
 func (c *checker) batchTrack(w WorkerID) *batchTrack {
 	bt := c.batches[w]
 	if bt == nil {
-		bt = &batchTrack{}
+		bt = &batchTrack{producedAt: -1}
 		c.batches[w] = bt
 	}
 	return bt
@@ -179,6 +184,29 @@ func (c *checker) skippedBatches() {
 					spanText(next, s.lo), w, s.id, spanText(s.lo, s.hi))
 			}
 			next = s.hi
+		}
+	}
+}
+
+// unannounced checks, at the end, that the coordinator heard of every
+// batch the streams of its members at the stop produced (RecProduced): a
+// batch indicator lost and never resent leaves the worker's stream
+// stalled at the coordinator, its later batches refused as out of order,
+// and nothing else in the trace says so. A worker that is not a member
+// at the end (its lease ran out, it was preempted) is not waited for.
+func (c *checker) unannounced() {
+	ws := make([]WorkerID, 0, len(c.batches))
+	for w, bt := range c.batches {
+		if bt.producedAt >= 0 {
+			ws = append(ws, w)
+		}
+	}
+	slices.Sort(ws)
+	for _, w := range ws {
+		bt := c.batches[w]
+		if t := c.ws[w]; t != nil && t.member && bt.produced > bt.announced {
+			c.failAt(bt.producedAt, RuleLost, "worker %d's stream produced %s by the stop; the coordinator heard of %s: %s lost",
+				w, nBatches(int(bt.produced)), nBatches(int(bt.announced)), spanText(bt.announced, bt.produced))
 		}
 	}
 }

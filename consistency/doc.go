@@ -97,7 +97,10 @@
 // worker stopped sending a delta the coordinator had not accepted. That
 // is what catches a commit dropped on the link and never resent, a stale
 // acknowledgement taken as confirmation, or a refused commit answered as
-// a duplicate; a coordinator-only trace cannot see them. Violations that
+// a duplicate; a coordinator-only trace cannot see them. Under KGroup
+// each worker also records how many batches its stream produced by the
+// stop (RecProduced), and the coordinator must have heard of them all
+// (a batch indicator dropped and never resent). Violations that
 // are such root causes (lost or doubled deltas) come first in a
 // CheckError, before the cascade of rules they break.
 //

@@ -396,7 +396,20 @@ func TestKGroupCheckWorkerSide(t *testing.T) {
 			append(slices.Clone(head), "send 0 1 0 0 1 1", "stop", "abandon 0 1 stopped")},
 		{"accepted-from-another-batch", consistency.RuleKGroup, "the coordinator accepted w0#1 as computed from batch 1; the worker sent it from batch 0",
 			append(slices.Clone(head), "batch 0 2", "send 0 1 0 0 0 2", "commit 0 1 0 0 1 2", "apply 1 0#1", "confirm 0 1", "stop")},
+		// The stream's count at the stop: every batch produced announced
+		// (before or after the stop record), or one lost.
+		{"produced-all-announced", "", "", append(slices.Clone(head), "batch 0 2", "produced 0 3", "stop")},
+		{"produced-after-stop", "", "", append(slices.Clone(head), "stop", "produced 0 2")},
+		{"produced-one-lost", consistency.RuleLost, "worker 0's stream produced 3 batches by the stop; the coordinator heard of 2 batches: batch 2 lost",
+			append(slices.Clone(head), "produced 0 3", "stop")},
+		{"produced-many-lost", consistency.RuleLost, "heard of 2 batches: batches 2..40 lost",
+			append(slices.Clone(head), "stop", "produced 0 41")},
+		// A worker that left (its lease ran out) is not waited for.
+		{"produced-by-a-leaver", "", "", append(slices.Clone(head), "leave 0", "stop", "produced 0 5")},
 	})
+	// RecProduced is worker-side, and KGroup's.
+	checkFinds(t, trace(t, "kgroup:2", 1, false, "batch 0 0", "produced 0 1", "stop"), "ledger", "without WorkerSide", false)
+	checkFinds(t, trace(t, "bsp", 1, true, "produced 0 1", "stop"), "ledger", "streams are KGroup's", false)
 }
 
 type ruleCase struct {

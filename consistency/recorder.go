@@ -194,6 +194,12 @@ func (r *Recorder) Abandoned(at time.Duration, w WorkerID, seq uint64, reason st
 	r.add(Record{At: at, Kind: RecAbandon, Worker: w, Seq: seq, Reason: reason})
 }
 
+// Produced records, on the worker's side, that worker w's stream had
+// produced its batches 0 … n−1 when w learnt of the stop (KGroup).
+func (r *Recorder) Produced(at time.Duration, w WorkerID, n uint64) {
+	r.add(Record{At: at, Kind: RecProduced, Worker: w, Batch: n})
+}
+
 // Len returns the number of records so far.
 func (r *Recorder) Len() int {
 	r.mu.Lock()

@@ -20,6 +20,7 @@ import (
 //	apply V W#S …        apply producing V ("apply! …" for the final flush)
 //	send W S C V [B M]   worker W sends its delta S (clock C, version V)
 //	batch W I            worker W's batch I is ready
+//	produced W N         worker W's stream produced N batches by the stop
 //	confirm W S          worker W takes S as accepted
 //	abandon W S REASON   worker W gives S up
 //	join W [S]           worker W joins; S, if given, is its next commit's seq
@@ -57,6 +58,8 @@ func trace(t *testing.T, spec string, n int, workerSide bool, lines ...string) *
 			}
 		case "batch":
 			r = consistency.Record{Kind: consistency.RecBatch, Worker: consistency.WorkerID(num(f[1])), Batch: num(f[2])}
+		case "produced":
+			r = consistency.Record{Kind: consistency.RecProduced, Worker: consistency.WorkerID(num(f[1])), Batch: num(f[2])}
 		case "apply", "apply!":
 			r = consistency.Record{Kind: consistency.RecApply, Version: consistency.Version(num(f[1])), Final: f[0] == "apply!"}
 			for _, d := range f[2:] {

@@ -49,9 +49,15 @@ const (
 	// worker) became ready and the coordinator queued it (EvBatchReady
 	// accepted).
 	RecBatch
+	// RecProduced (worker side, KGroup): when the run stopped, Worker's
+	// stream had produced Batch batches (0 … Batch−1), each announced to
+	// the coordinator; Worker sends its last indicators again until they
+	// are acknowledged, and only then leaves. A worker records it once,
+	// on learning of the stop as the coordinator's current member.
+	RecProduced
 )
 
-var recordNames = [...]string{"?", "read", "commit", "apply", "join", "leave", "stop", "rollback", "held", "send", "confirm", "abandon", "batch"}
+var recordNames = [...]string{"?", "read", "commit", "apply", "join", "leave", "stop", "rollback", "held", "send", "confirm", "abandon", "batch", "produced"}
 
 // Held describes the updates an ISP worker holds back right after one
 // step, as its significance filter's accumulator acc (the sum of the
@@ -137,6 +143,8 @@ func (r Record) format(grouped bool) string {
 		return fmt.Sprintf("%v read w%d clock=%d v=%d", r.At, r.Worker, r.Clock, r.Version)
 	case RecBatch:
 		return fmt.Sprintf("%v batch-ready w%d batch=%d", r.At, r.Worker, r.Batch)
+	case RecProduced:
+		return fmt.Sprintf("%v produced w%d batches=%d", r.At, r.Worker, r.Batch)
 	case RecCommit:
 		return fmt.Sprintf("%v commit w%d#%d clock=%d v=%d points=%d%s", r.At, r.Worker, r.Seq, r.Clock, r.Version, r.Points, from)
 	case RecApply:
@@ -176,12 +184,14 @@ type Trace struct {
 	Spec    Spec
 	Workers []WorkerID // initial members
 	// WorkerSide says the driver records the workers' side too (RecSend,
-	// RecConfirm, RecAbandon). Check then proves that every delta a worker
-	// sent and did not abandon was accepted and applied exactly once, and
-	// that no worker took a delta as accepted before the coordinator
-	// accepted it: the losses a coordinator-only trace cannot see (a
-	// commit dropped on the link and never resent, a stale
-	// acknowledgement, a commit refused but acknowledged).
+	// RecConfirm, RecAbandon; RecProduced under KGroup). Check then proves
+	// that every delta a worker sent and did not abandon was accepted and
+	// applied exactly once, that no worker took a delta as accepted
+	// before the coordinator accepted it, and that the coordinator heard
+	// of every batch the streams of its members produced: the losses a
+	// coordinator-only trace cannot see (a commit dropped on the link and
+	// never resent, a stale acknowledgement, a commit refused but
+	// acknowledged, a batch indicator dropped and never resent).
 	WorkerSide bool
 	Records    []Record
 }

@@ -387,6 +387,9 @@ type mutations struct {
 	// noBatchResend (real, K-grouping): a worker sends each batch
 	// indicator once, never again.
 	noBatchResend bool
+	// leaveWithBatches (real, K-grouping): at the stop, a worker leaves
+	// without seeing its stream's last indicators acknowledged.
+	leaveWithBatches bool
 	// batchByCount (real, K-grouping): the coordinator numbers a batch
 	// indicator by its own count of the worker's batches, not by the
 	// number it carries, so a retransmission counts as a new batch.

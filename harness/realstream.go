@@ -45,6 +45,12 @@ import (
 //     correct worker checks that it holds what it is released for, and
 //     ends with an error otherwise (the coordinator's bug, not its own).
 //
+// The stop. The stream ends at the stop; a worker that is the current
+// member records how many batches it produced (Recorder.Produced), sends
+// the indicators the coordinator has not acknowledged until it has, and
+// only then leaves (finish), so the coordinator's drain gets every batch
+// produced, and Check holds its count to the worker's.
+//
 // Preemptions, crashes and rejoins. The stream's position outlives an
 // incarnation, as DOLL's preempted workers "retain any samples received
 // before the preemption": the coordinator's answer to every join names
@@ -198,6 +204,9 @@ func (w *realWorker) produce(ctx context.Context) error {
 				return err
 			}
 		case <-batchT.C:
+			if w.stopped.Load() {
+				continue // the run's stream ends at the stop (finish)
+			}
 			// Every batch complete by now, in order.
 			lo := s.produced.Load()
 			for !origin.Add(next - up).After(time.Now()) {
@@ -219,6 +228,18 @@ func (w *realWorker) produce(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// sendBatches sends the indicators of batches lo … hi−1 (at most
+// maxResend of them) after the stop, which sendBatch no longer does: the
+// last ones the coordinator lacks, before the worker leaves (finish).
+func (w *realWorker) sendBatches(ctx context.Context, lo, hi uint64) error {
+	for j := lo; j < hi && j < lo+maxResend; j++ {
+		if err := w.send(ctx, &transport.Message{Kind: transport.Batch, Batch: j}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // sendBatch sends the indicator of batch j, unless the worker is between

@@ -701,14 +701,30 @@ func (w *realWorker) confirm(seq uint64) {
 
 // finish answers the coordinator's stop until the run's context ends: it
 // sends its unconfirmed commit pending (if any) until it is acknowledged,
-// then a Leave naming the last sequence number it sent, every Retry and
-// at every message, so the coordinator's drain knows nothing of this
-// worker is in flight.
+// then (K-grouping) the indicators of its stream's batches that the
+// coordinator has not acknowledged, until it has, then a Leave naming the
+// last sequence number it sent, every Retry and at every message, so
+// the coordinator's drain knows nothing of this worker is in flight.
+// A worker that is the coordinator's current member records how many
+// batches its stream produced by the stop (Recorder.Produced), which
+// Check holds the coordinator's count to; batches complete after the
+// stop are not the run's.
 func (w *realWorker) finish(ctx context.Context, pending *transport.Message) error {
 	resend := !w.e.bugs.noResend
+	var produced uint64 // the stream's batches to see acknowledged
+	if s := w.stream; s != nil && w.joinedInc.Load() == w.inc.Load() {
+		produced = s.produced.Load()
+		w.rec.Produced(w.since(), w.sh.id, produced)
+	}
 	for {
 		var out *transport.Message
 		switch {
+		case pending == nil && produced > 0 && w.stream.acked.Load() < produced && !w.e.bugs.leaveWithBatches:
+			if !w.e.bugs.noBatchResend {
+				if err := w.sendBatches(ctx, w.stream.acked.Load(), produced); err != nil {
+					return ignoreCancel(ctx, err)
+				}
+			}
 		case pending == nil:
 			out = &transport.Message{Kind: transport.Leave, Seq: w.rec.LastSent(w.sh.id), Reason: "stopped"}
 		case resend:
@@ -732,6 +748,8 @@ func (w *realWorker) finish(ctx context.Context, pending *transport.Message) err
 				w.rec.Abandoned(w.since(), w.sh.id, pending.Seq, "refused after the stop: "+m.Reason)
 			}
 			pending = nil
+		case m != nil && m.Kind == transport.Reject:
+			produced = 0 // not a member: the coordinator will not count them
 		}
 	}
 }
