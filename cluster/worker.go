@@ -37,6 +37,10 @@ type Worker struct {
 	// the start, and Reconnect how long it tries to reopen a broken
 	// stream. Defaults 1 minute and 5 s.
 	Wait, Reconnect time.Duration
+	// OnRun, if set, is called after each run the worker took part in,
+	// with the run's job and what the worker did (as Run returns it), as
+	// soon as the run ends rather than after the last.
+	OnRun func(job *Job, r *harness.WorkerResult)
 }
 
 // FetchJob fetches the job from the coordinator at target, retrying
@@ -89,6 +93,9 @@ func (w *Worker) Run(ctx context.Context) ([]*harness.WorkerResult, error) {
 		res, err := w.runJob(ctx, job)
 		if res != nil {
 			out = append(out, res)
+			if w.OnRun != nil {
+				w.OnRun(job, res)
+			}
 		}
 		if err != nil {
 			return out, fmt.Errorf("cluster: worker %d, run %d (%s): %w", w.ID, job.Run, job.Name, err)

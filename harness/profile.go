@@ -108,6 +108,14 @@ type WorkloadCost struct {
 	// (CostModel.CommitCPU) in the time of this profile's points: the
 	// median of the samples' CommitNS. 0 if not measured.
 	CommitNS float64 `json:"commit_ns,omitempty"`
+	// GRPCCommitNS is the same for the gRPC runtime (CostModel.CommitCPU
+	// over transport grpc): the coordinator's and a worker's compute per
+	// commit over gRPC with TLS on loopback, protobuf coding, encryption
+	// and system calls included, in the time of this profile's points;
+	// the median of the samples' GRPCCommitNS. 0 if not measured (a
+	// profile from before it was, or calibrated without -transports
+	// grpc): CostModel then refuses transport grpc.
+	GRPCCommitNS float64 `json:"grpc_commit_ns,omitempty"`
 	// Samples are the measurements the fit is made from.
 	Samples []CostSample `json:"samples"`
 }
@@ -135,8 +143,13 @@ type CostSample struct {
 	// (from runs committing Batch points), times PointNS. 0 if not
 	// measured.
 	CommitNS float64 `json:"commit_ns,omitempty"`
-	Batch    int     `json:"batch"`
-	Repeats  int     `json:"repeats"`
+	// GRPCCommitNS is CommitNS over gRPC: the same runs with the
+	// coordinator's server and the workers' client in this process,
+	// their streams over loopback TCP with mutual TLS 1.3 (the process's
+	// CPU time holds both ends). 0 if not measured.
+	GRPCCommitNS float64 `json:"grpc_commit_ns,omitempty"`
+	Batch        int     `json:"batch"`
+	Repeats      int     `json:"repeats"`
 }
 
 // TransportCost is the message cost of one transport.
@@ -285,7 +298,9 @@ func (w WorkloadCost) PointCost(s WorkloadShape) time.Duration {
 // workers sharing its cores as the goroutine runtime's do, with its
 // messages on transport (a Transports name): PointCost from the
 // workload's fit, EntryCost its apply cost, CommitCPU its CommitNS (the
-// runtime's work per commit, computed on the shared cores), Cores and
+// runtime's work per commit, computed on the shared cores; for transport
+// grpc its GRPCCommitNS, the gRPC runtime's, and an error naming the
+// file and the field if the profile lacks it), Cores and
 // Wakeup the profile's, Bandwidth the transport's, MessageCost its
 // MessageNS and Latency its one-way latency less that (at least 1 ns:
 // CostModel reads 0 as its 100 µs default). ClusterCostModel models a
@@ -295,6 +310,15 @@ func (p *Profile) CostModel(s WorkloadShape, transport string) (CostModel, error
 	if err != nil {
 		return CostModel{}, err
 	}
+	commit := w.CommitNS
+	if transport == "grpc" {
+		if !(w.GRPCCommitNS > 0) {
+			i := slices.IndexFunc(p.Workloads, func(x WorkloadCost) bool { return x.Key == w.Key })
+			return CostModel{}, p.errorf(fmt.Sprintf("workloads[%d].grpc_commit_ns", i),
+				"missing: the gRPC runtime's work per commit (%s) was not measured, and predicting the gRPC runtime needs it; run syncbench calibrate again (with grpc in -transports)", w.Key)
+		}
+		commit = w.GRPCCommitNS
+	}
 	return CostModel{
 		PointCost:   w.PointCost(s),
 		Latency:     max(nanos(t.LatencyNS-t.MessageNS), 1),
@@ -302,7 +326,7 @@ func (p *Profile) CostModel(s WorkloadShape, transport string) (CostModel, error
 		EntryCost:   max(nanos(w.ApplyEntryNS), 1),
 		MessageCost: nanos(t.MessageNS),
 		Cores:       p.Cores,
-		CommitCPU:   nanos(w.CommitNS),
+		CommitCPU:   nanos(commit),
 		Wakeup:      nanos(p.WakeupNS),
 	}, nil
 }
@@ -482,7 +506,7 @@ func (p *Profile) Validate() error {
 		for _, f := range []struct {
 			name string
 			v    float64
-		}{{"intercept_ns", w.InterceptNS}, {"slope_ns", w.SlopeNS}, {"group_ns", w.GroupNS}, {"apply_entry_ns", w.ApplyEntryNS}, {"commit_ns", w.CommitNS}} {
+		}{{"intercept_ns", w.InterceptNS}, {"slope_ns", w.SlopeNS}, {"group_ns", w.GroupNS}, {"apply_entry_ns", w.ApplyEntryNS}, {"commit_ns", w.CommitNS}, {"grpc_commit_ns", w.GRPCCommitNS}} {
 			if err := p.checkNumber(at+"."+f.name, f.v, f.name == "intercept_ns"); err != nil {
 				return err
 			}

@@ -25,6 +25,7 @@ import (
 	"github.com/syncmodels/syncmodels/consistency"
 	"github.com/syncmodels/syncmodels/dataset"
 	"github.com/syncmodels/syncmodels/harness"
+	"github.com/syncmodels/syncmodels/transport"
 	"github.com/syncmodels/syncmodels/workload"
 )
 
@@ -164,7 +165,7 @@ func calibrate(ctx context.Context, f *calibrateFlags, stderr io.Writer) (*harne
 		"apply_entry_ns: Delta.Merge of one worker's delta and Server.Apply, per entry merged and parameter recomputed (the simulator's EntryCost)",
 		"transports: latency_ns is half the median round trip of a heartbeat between two goroutines; bandwidth is the inverse slope of the time per message against its size and message_ns a heartbeat's time, messages streamed one way; round_ns and worker_ns fit the real runtime's BSP rounds of workers computing one point per commit",
 		"cores: the points per second of GOMAXPROCS goroutines computing at once over one goroutine's",
-		"commit_ns: the process's CPU time per commit of real ASP runs of 2·GOMAXPROCS workers committing one point at a time, less a point's, over its CPU time per point (from runs committing a batch), times point_ns; wakeup_ns: the median delay before a sleeping thread runs a goroutine readied for it")
+		"commit_ns: the process's CPU time per commit of real ASP runs of 2·GOMAXPROCS workers committing one point at a time, less a point's, over its CPU time per point (from runs committing a batch), times point_ns; grpc_commit_ns the same over gRPC with TLS on loopback (the coordinator's server and the workers' client in the one process, whose CPU time holds both ends); wakeup_ns: the median delay before a sleeping thread runs a goroutine readied for it")
 	if p.Machine.Load > float64(p.Machine.NumCPU) {
 		p.Notes = append(p.Notes, fmt.Sprintf("the machine was loaded (1-minute load %.2f on %d CPUs): the times are those of a shared machine", p.Machine.Load, p.Machine.NumCPU))
 	}
@@ -482,14 +483,25 @@ func calibrationShape(key string, z calibrationSize, n int, seed uint64) (harnes
 func calibrateWorkload(ctx context.Context, f *calibrateFlags, key string, stderr io.Writer) (harness.WorkloadCost, error) {
 	sc := calibrateScale(f.quick)
 	wc := harness.WorkloadCost{Key: key}
-	var applies, commits []float64
+	var applies, commits, grpcCommits []float64
+	// The gRPC runtime's work per commit is measured with grpc among the
+	// transports: over a network of the coordinator's server and the
+	// workers' client in this process (grpcNetwork).
+	var grpcNet *network
+	if slices.Contains(f.nets, "grpc") {
+		nw, err := grpcNetwork(commitWorkers())
+		if err != nil {
+			return wc, err
+		}
+		grpcNet = &nw
+	}
 	for _, z := range calibrationSizes(key, f.quick) {
 		if err := ctx.Err(); err != nil {
 			return wc, err
 		}
 		sh, _ := calibrationShape(key, z, 0, f.seed)
 		sh, spec := calibrationShape(key, z, sc.points(sh), f.seed)
-		s, err := measureWorkload(spec, sh, sc, f.repeats, f.minTime)
+		s, err := measureWorkload(spec, sh, sc, f.repeats, f.minTime, grpcNet)
 		if err != nil {
 			return wc, fmt.Errorf("%+v: %w", z, err)
 		}
@@ -500,17 +512,31 @@ func calibrateWorkload(ctx context.Context, f *calibrateFlags, key string, stder
 		wc.Samples = append(wc.Samples, s)
 		applies = append(applies, s.ApplyEntryNS)
 		commits = append(commits, s.CommitNS)
+		if s.GRPCCommitNS > 0 {
+			grpcCommits = append(grpcCommits, s.GRPCCommitNS)
+		}
 		g := ""
 		if gname != "" {
 			g = fmt.Sprintf(" %s=%g", gname, groups)
 		}
-		fmt.Fprintf(stderr, "syncbench calibrate: %s %s=%g%s: %.1f ns/point (%.1f–%.1f), apply %.2f ns/entry, %.1f µs per commit\n", key, unit, size, g, s.PointNS, s.LowNS, s.HighNS, s.ApplyEntryNS, s.CommitNS/1e3)
+		gc := ""
+		if grpcNet != nil {
+			gc = fmt.Sprintf(", %.1f µs over gRPC", s.GRPCCommitNS/1e3)
+		}
+		fmt.Fprintf(stderr, "syncbench calibrate: %s %s=%g%s: %.1f ns/point (%.1f–%.1f), apply %.2f ns/entry, %.1f µs per commit%s\n", key, unit, size, g, s.PointNS, s.LowNS, s.HighNS, s.ApplyEntryNS, s.CommitNS/1e3, gc)
 	}
 	if err := fitWorkload(&wc, key); err != nil {
 		return wc, err
 	}
 	wc.ApplyEntryNS, _ = stats.Median(applies)
 	wc.CommitNS, _ = stats.Median(commits)
+	if grpcNet != nil {
+		// The median over the sizes whose timings left a positive cost.
+		wc.GRPCCommitNS, _ = stats.Median(grpcCommits)
+		if !(wc.GRPCCommitNS > 0) {
+			return wc, fmt.Errorf("the gRPC runtime's work per commit: no size's timings left a positive cost per commit; try a larger -min-time")
+		}
+	}
 	return wc, nil
 }
 
@@ -686,18 +712,23 @@ func wakeSamples(quick bool) int {
 	return 200
 }
 
+// commitWorkers is the number of workers of runtimeCommit's runs.
+func commitWorkers() int { return 2 * runtime.GOMAXPROCS(0) }
+
 // runtimeCommit measures the runtime's compute per commit beyond its
 // points, in the time of pointNS (a point's time as runtimeTimes
 // measures it): real ASP runs of 2·GOMAXPROCS workers (every P busy, as
-// in a run of more workers than cores) committing 1 point at a time and
+// in a run of more workers than cores), over nw (nil: the in-process
+// transport; for gRPC both ends are in this process, so its CPU time
+// holds the coordinator's and the workers'), committing 1 point at a time and
 // sc.batch points at a time, repeats of each in turn, each giving the
 // process's CPU time per commit between its first and last progress
 // report (no setup, no checking of the trace). With C₁ and C_b their
 // medians, a point's CPU time is p = (C_b − C₁)/(b − 1) and a commit's
 // C₁ − p; the result is (C₁ − p)·pointNS/p (0 if the timings leave no
 // positive cost per point, or none per commit).
-func runtimeCommit(ctx context.Context, alg algorithms.Algorithm, seed uint64, sc calibrationScale, repeats int, dur time.Duration, pointNS float64) (float64, error) {
-	workers := min(2*runtime.GOMAXPROCS(0), alg.NumPoints())
+func runtimeCommit(ctx context.Context, alg algorithms.Algorithm, seed uint64, sc calibrationScale, repeats int, dur time.Duration, pointNS float64, nw *network) (float64, error) {
+	workers := min(commitWorkers(), alg.NumPoints())
 	b := min(sc.batch, alg.NumPoints()/workers)
 	if b < 2 || processCPU() == 0 {
 		return 0, nil
@@ -716,7 +747,21 @@ func runtimeCommit(ctx context.Context, alg algorithms.Algorithm, seed uint64, s
 				cpu1, v1 = c, p.Version
 				reports++
 			}}
-		if _, err := harness.Run(ctx, e); err != nil {
+		var closers []func()
+		if nw != nil {
+			e.Network = func(l algorithms.Layout) (transport.Transport, error) {
+				tr, done, err := nw.open(l)
+				if err == nil {
+					closers = append(closers, done)
+				}
+				return tr, err
+			}
+		}
+		_, err := harness.Run(ctx, e)
+		for _, c := range closers {
+			c()
+		}
+		if err != nil {
 			return 0, err
 		}
 		if v1 <= v0 {
@@ -773,7 +818,8 @@ func workerSetup(alg algorithms.Algorithm, seed uint64, sc calibrationScale) (fu
 }
 
 // measureWorkload times Worker.Process and Server.Apply on one size.
-func measureWorkload(spec workload.Spec, sh harness.WorkloadShape, sc calibrationScale, repeats int, minTime time.Duration) (harness.CostSample, error) {
+// With grpcNet, it also measures the gRPC runtime's work per commit.
+func measureWorkload(spec workload.Spec, sh harness.WorkloadShape, sc calibrationScale, repeats int, minTime time.Duration, grpcNet *network) (harness.CostSample, error) {
 	d0, err := calibrationData(spec, sh)
 	if err != nil {
 		return harness.CostSample{}, err
@@ -794,8 +840,13 @@ func measureWorkload(spec workload.Spec, sh harness.WorkloadShape, sc calibratio
 	s.PointNS, _ = stats.Median(times)
 	s.LowNS, _ = stats.Min(times)
 	s.HighNS, _ = stats.Max(times)
-	if s.CommitNS, err = runtimeCommit(context.Background(), alg, spec.Seed, sc, min(repeats, 3), 2*minTime, s.PointNS); err != nil {
+	if s.CommitNS, err = runtimeCommit(context.Background(), alg, spec.Seed, sc, min(repeats, 3), 2*minTime, s.PointNS, nil); err != nil {
 		return s, err
+	}
+	if grpcNet != nil {
+		if s.GRPCCommitNS, err = runtimeCommit(context.Background(), alg, spec.Seed, sc, min(repeats, 3), 2*minTime, s.PointNS, grpcNet); err != nil {
+			return s, fmt.Errorf("over gRPC: %w", err)
+		}
 	}
 
 	// Apply: one worker's delta merged and applied, per entry merged and

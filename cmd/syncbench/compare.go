@@ -108,17 +108,22 @@ type compareFlags struct {
 	// The gRPC runtime (-clock grpc, syncbench coordinator): where the
 	// coordinator listens, its security, whether compare starts the
 	// worker processes itself, and the runs' state.
-	availability  float64
-	preemptible   int
-	arrivals      string
-	arrivalSpec   arrival.Spec
-	cycle         time.Duration
-	preemptStep   time.Duration
-	listen        string
-	net           netFlags
-	spawn         bool
-	coordinator   bool
-	grpc          *grpcRuns
+	availability float64
+	preemptible  int
+	arrivals     string
+	arrivalSpec  arrival.Spec
+	cycle        time.Duration
+	preemptStep  time.Duration
+	listen       string
+	net          netFlags
+	spawn        bool
+	coordinator  bool
+	grpc         *grpcRuns
+	// grpcRunCount (fidelity) is how many runs the worker processes of
+	// -clock grpc serve (0: one per -sync model), and workerStats makes
+	// them write what they did in each (syncbench worker -stats).
+	grpcRunCount  int
+	workerStats   bool
 	stragglerKind harness.StragglerKind
 	clockKind     harness.Clock
 	// tail is -tail, tailDist what it reads (tail.go); fs is the flag set

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -49,12 +50,25 @@ type fidelityFlags struct {
 	duration    time.Duration
 	workloads   string
 	workerList  string
+	grpcList    string
 	syncList    string
+	runtimes    string
 	args        []string
 	works       []string
 	workers     []int
+	grpcWorkers []int
 	syncs       []string
+	rts         []string
+	// tmp is a directory for the gRPC worker processes' data files.
+	tmp string
 }
+
+// fidRuntimes are the real runtimes fidelity measures: the goroutine
+// runtime over the in-process transport (compare -clock real), and the
+// gRPC runtime with worker processes on loopback, TLS 1.3 and a token
+// (compare -clock grpc). Each is predicted with its transport's costs
+// in the profile.
+var fidRuntimes = []string{"inproc", "grpc"}
 
 // fidelityWorkloads are the workloads the grid can run.
 var fidelityWorkloads = []string{"lr", "kmeans"}
@@ -67,7 +81,9 @@ func (f *fidelityFlags) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed: data, θ0, sharding, which workers straggle")
 	fs.DurationVar(&f.duration, "duration", 2*time.Second, "the longest run: each scenario runs 4 times the time to target of a virtual pilot run, at least -duration/4 and at most this (-quick: 100ms)")
 	fs.StringVar(&f.workloads, "workloads", strings.Join(fidelityWorkloads, ","), "comma-separated workloads: lr (logistic regression, 100 features), kmeans (16 clusters, 27 features)")
-	fs.StringVar(&f.workerList, "workers", "4,16", "comma-separated worker counts")
+	fs.StringVar(&f.workerList, "workers", "4,16", "comma-separated worker counts of the in-process runtime")
+	fs.StringVar(&f.grpcList, "grpc-workers", "4", "comma-separated worker counts of the gRPC runtime (a process each, on this machine's cores)")
+	fs.StringVar(&f.runtimes, "runtimes", strings.Join(fidRuntimes, ","), "comma-separated real runtimes: inproc (goroutine workers, compare -clock real), grpc (worker processes over gRPC with TLS on loopback, compare -clock grpc)")
 	fs.StringVar(&f.syncList, "sync", "bsp,ssp:3,asp,quorum:0.75,fsp:2ms", "comma-separated sync models (compare's -sync entries; no semi-centralized FSP, tuners or migration)")
 }
 
@@ -95,13 +111,14 @@ func (f *fidelityFlags) check() error {
 	if f.works, err = listFlag("-workloads", f.workloads, fidelityWorkloads); err != nil {
 		return err
 	}
-	f.workers = nil
-	for s := range strings.SplitSeq(f.workerList, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n < 1 || n > 256 {
-			return fmt.Errorf("-workers %q: %q is not a worker count from 1 to 256", f.workerList, s)
-		}
-		f.workers = append(f.workers, n)
+	if f.rts, err = listFlag("-runtimes", f.runtimes, fidRuntimes); err != nil {
+		return err
+	}
+	if f.workers, err = workerCounts("-workers", f.workerList); err != nil {
+		return err
+	}
+	if f.grpcWorkers, err = workerCounts("-grpc-workers", f.grpcList); err != nil {
+		return err
 	}
 	f.syncs = nil
 	for s := range strings.SplitSeq(f.syncList, ",") {
@@ -118,6 +135,19 @@ func (f *fidelityFlags) check() error {
 	return nil
 }
 
+// workerCounts reads a comma-separated list of worker counts.
+func workerCounts(name, list string) ([]int, error) {
+	var out []int
+	for s := range strings.SplitSeq(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 || n > 256 {
+			return nil, fmt.Errorf("%s %q: %q is not a worker count from 1 to 256", name, list, s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
 // fidWork is one workload of the grid, loaded.
 type fidWork struct {
 	key, label string
@@ -125,6 +155,53 @@ type fidWork struct {
 	d          *data
 	alg        algorithms.Algorithm
 	shape      harness.WorkloadShape
+	// gd is the data as the gRPC runtime's worker processes load it
+	// (grpcData), grpcArgs the flags that name it; nil until needed.
+	gd       *data
+	grpcArgs []string
+}
+
+// grpcData makes w's data something the worker processes load by
+// themselves (the job names it; each regenerates or reads it): LR's is
+// synthetic:logistic at its size, K-means' blobs (not a generator of
+// package workload) go to a CSV file in dir, every value written
+// exactly, and are read back from it for the coordinator too.
+func (w *fidWork) grpcData(dir string, seed uint64) error {
+	if w.gd != nil {
+		return nil
+	}
+	n, dim := w.d.shape()
+	if w.key == "lr" {
+		w.gd, w.grpcArgs = w.d, []string{"-data", "synthetic:logistic", "-n", strconv.Itoa(n), "-dim", strconv.Itoa(dim)}
+		return nil
+	}
+	path := filepath.Join(dir, w.key+".csv")
+	var b strings.Builder
+	m := w.d.dense
+	for i := range m.N {
+		label := 0.0
+		if m.Labels != nil {
+			label = m.Labels[i]
+		}
+		b.WriteString(strconv.FormatFloat(label, 'g', -1, 64))
+		for _, v := range m.X[i*m.D : (i+1)*m.D] {
+			b.WriteByte(',')
+			b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+		}
+		b.WriteByte('\n')
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		return err
+	}
+	d, err := loadData("csv:"+path, synthSize{}, seed)
+	if err != nil {
+		return err
+	}
+	if !slices.Equal(d.dense.X, m.X) {
+		return fmt.Errorf("%s: the data read back from %s differ from the data written", w.key, path)
+	}
+	w.gd, w.grpcArgs = d, []string{"-data", "csv:" + path}
+	return nil
 }
 
 // fidelityData loads workload key at the scale of f.
@@ -158,6 +235,9 @@ func fidelityData(key string, quick bool, seed uint64) (*fidWork, error) {
 
 // fidScenario is one cell of the grid and what ran in it.
 type fidScenario struct {
+	// rt is the real runtime (fidRuntimes), and the profile's transport
+	// its predictions take.
+	rt      string
 	w       *fidWork
 	workers int
 	strag   bool
@@ -185,7 +265,19 @@ func (s *fidScenario) name() string {
 	if s.strag {
 		st = "injected"
 	}
-	return fmt.Sprintf("%s/%d/%s/%s", s.w.key, s.workers, st, s.sync)
+	n := fmt.Sprintf("%s/%d/%s/%s", s.w.key, s.workers, st, s.sync)
+	if s.rt == "grpc" {
+		n = "grpc/" + n
+	}
+	return n
+}
+
+// clock is compare's -clock of the scenario's real runs.
+func (s *fidScenario) clock() string {
+	if s.rt == "grpc" {
+		return "grpc"
+	}
+	return "real"
 }
 
 // fidReal is what one real run measured besides its Result.
@@ -206,6 +298,10 @@ type fidReal struct {
 	Wall, Span time.Duration
 	OS         osStats
 	GC         fidGC
+	// Workers (gRPC) are the worker processes' counters over the span,
+	// summed (also in OS, which is then every process's); GC is the
+	// coordinator's alone.
+	Workers osStats
 }
 
 // fidGC is the garbage collection over a span: its cycles and the CPU
@@ -237,15 +333,32 @@ type spanMeter struct {
 	os0, os1    osStats
 	gc0, gc1    fidGC
 	reports     int
+	// pids are other processes of the run (the gRPC runtime's workers),
+	// w0 and w1 their counters, summed.
+	pids   []int
+	w0, w1 osStats
 }
 
 func (sm *spanMeter) progress(p harness.Progress) {
 	o, g := readOSStats(), readGC()
-	if sm.reports == 0 {
-		sm.first, sm.os0, sm.gc0 = p.Elapsed, o, g
+	var w osStats
+	for _, pid := range sm.pids {
+		w = w.add(readProcStats(pid))
 	}
-	sm.last, sm.os1, sm.gc1 = p.Elapsed, o, g
+	if sm.reports == 0 {
+		sm.first, sm.os0, sm.gc0, sm.w0 = p.Elapsed, o, g, w
+	}
+	sm.last, sm.os1, sm.gc1, sm.w1 = p.Elapsed, o, g, w
 	sm.reports++
+}
+
+// measure sets m's span, counters and collections from the meter.
+func (sm *spanMeter) measure(m *fidReal) {
+	if sm.reports > 1 {
+		m.Workers = sm.w1.sub(sm.w0)
+		m.Span, m.OS = sm.last-sm.first, sm.os1.sub(sm.os0).add(m.Workers)
+		m.GC = fidGC{cycles: sm.gc1.cycles - sm.gc0.cycles, cpu: sm.gc1.cpu - sm.gc0.cpu}
+	}
 }
 
 // flags are the compare flags of the scenario on clock.
@@ -258,7 +371,11 @@ func (s *fidScenario) flags(f *fidelityFlags, clock string) (*compareFlags, erro
 	if s.strag {
 		stragglers = max(s.workers/4, 1)
 	}
-	args := append(slices.Clone(s.w.args), "-workers", strconv.Itoa(s.workers), "-stragglers", strconv.Itoa(stragglers),
+	args := slices.Clone(s.w.args)
+	if clock == "grpc" {
+		args = append(args, s.w.grpcArgs...)
+	}
+	args = append(args, "-workers", strconv.Itoa(s.workers), "-stragglers", strconv.Itoa(stragglers),
 		"-sync", s.sync, "-duration", s.dur.String(), "-eval-every", (s.dur / time.Duration(f.snapshots())).String(),
 		"-batch", "500", "-seed", strconv.FormatUint(f.seed, 10), "-clock", clock)
 	if err := fs.Parse(args); err != nil {
@@ -286,6 +403,13 @@ func fidelityCmd(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return err
 		}
+		if slices.Contains(f.rts, "grpc") {
+			// The gRPC worker processes' data files (grpcData).
+			if f.tmp, err = os.MkdirTemp("", "syncbench-fidelity-"); err != nil {
+				return err
+			}
+			defer os.RemoveAll(f.tmp)
+		}
 		if err := pilots(ctx, &f, prof, sc); err != nil {
 			return err
 		}
@@ -308,9 +432,19 @@ func (f *fidelityFlags) loadProfile(ctx context.Context, stderr io.Writer) (*har
 		if err != nil {
 			return nil, "", fmt.Errorf("-profile: %v", err)
 		}
+		// The predictions' cost models, checked before any run: an old
+		// profile without the gRPC runtime's costs fails here, naming
+		// the field.
+		for _, rt := range f.rts {
+			for _, key := range f.works {
+				if _, err := p.CostModel(fidShape(key), rt); err != nil {
+					return nil, "", fmt.Errorf("-profile (runtime %s): %v", rt, err)
+				}
+			}
+		}
 		return p, f.profilePath, nil
 	}
-	cf := calibrateFlags{out: "-", quick: f.quick, workloads: strings.Join(f.works, ","), transports: "inproc", repeats: 7, minTime: 40 * time.Millisecond, seed: f.seed}
+	cf := calibrateFlags{out: "-", quick: f.quick, workloads: strings.Join(f.works, ","), transports: strings.Join(f.rts, ","), repeats: 7, minTime: 40 * time.Millisecond, seed: f.seed}
 	if err := cf.check(); err != nil {
 		return nil, "", err
 	}
@@ -331,37 +465,57 @@ func (f *fidelityFlags) loadProfile(ctx context.Context, stderr io.Writer) (*har
 }
 
 // scenarios loads the workloads and lists the grid, in the report's
-// order: workload, workers, stragglers (none first), sync model.
+// order: runtime, workload, workers, stragglers (none first), sync model.
 func (f *fidelityFlags) scenarios() ([]*fidScenario, error) {
 	var out []*fidScenario
-	for _, key := range f.works {
-		w, err := fidelityData(key, f.quick, f.seed)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", key, err)
+	works := map[string]*fidWork{}
+	for _, rt := range f.rts {
+		counts := f.workers
+		if rt == "grpc" {
+			counts = f.grpcWorkers
 		}
-		for _, n := range f.workers {
-			if err := checkWorkers(w.d, n); err != nil {
-				return nil, fmt.Errorf("%s: %v", key, err)
+		for _, key := range f.works {
+			w := works[key]
+			if w == nil {
+				var err error
+				if w, err = fidelityData(key, f.quick, f.seed); err != nil {
+					return nil, fmt.Errorf("%s: %w", key, err)
+				}
+				works[key] = w
 			}
-			for _, strag := range []bool{false, true} {
-				for _, s := range f.syncs {
-					sc := &fidScenario{w: w, workers: n, strag: strag, sync: s, dur: f.duration}
-					if w.alg == nil {
-						cf, err := sc.flags(f, "virtual")
-						if err != nil {
-							return nil, err
+			for _, n := range counts {
+				if err := checkWorkers(w.d, n); err != nil {
+					return nil, fmt.Errorf("%s: %v", key, err)
+				}
+				for _, strag := range []bool{false, true} {
+					for _, s := range f.syncs {
+						sc := &fidScenario{rt: rt, w: w, workers: n, strag: strag, sync: s, dur: f.duration}
+						if w.alg == nil {
+							cf, err := sc.flags(f, "virtual")
+							if err != nil {
+								return nil, err
+							}
+							if w.alg, err = build(&cf.workloadFlags, w.d); err != nil {
+								return nil, fmt.Errorf("%s: %w", key, err)
+							}
+							w.shape = cf.shape(w.d)
 						}
-						if w.alg, err = build(&cf.workloadFlags, w.d); err != nil {
-							return nil, fmt.Errorf("%s: %w", key, err)
-						}
-						w.shape = cf.shape(w.d)
+						out = append(out, sc)
 					}
-					out = append(out, sc)
 				}
 			}
 		}
 	}
 	return out, nil
+}
+
+// fidShape is the shape of workload key as fidelity loads it (its
+// dimension and clusters; the sizes do not enter a profile's costs).
+func fidShape(key string) harness.WorkloadShape {
+	if key == "kmeans" {
+		return harness.WorkloadShape{Algo: "kmeans", Dim: 27, K: 16}
+	}
+	return harness.WorkloadShape{Algo: "lr", Dim: 100}
 }
 
 // fidSnapshots is how many objective snapshots a run takes (-quick: a
@@ -389,7 +543,7 @@ func pilots(ctx context.Context, f *fidelityFlags, prof *harness.Profile, sc []*
 		g.Go(func() error {
 			pilot := *s
 			pilot.dur = f.duration
-			c, err := prof.CostModel(s.w.shape, "inproc")
+			c, err := prof.CostModel(s.w.shape, s.rt)
 			if err != nil {
 				return fmt.Errorf("%s: %v", s.name(), err)
 			}
@@ -434,44 +588,140 @@ func (s *fidScenario) virtual(ctx context.Context, f *fidelityFlags, c harness.C
 // runReal runs every scenario's real runs, repetition by repetition (all
 // scenarios once, then again), each between two wake probes: a slow
 // minute of the shared machine then touches one repetition of many
-// scenarios rather than every repetition of one.
+// scenarios rather than every repetition of one. The gRPC runtime's
+// scenarios go by workload and worker count after the in-process ones:
+// a set of worker processes per group (grpcGroup) serves its runs.
 func (f *fidelityFlags) runReal(ctx context.Context, sc []*fidScenario, stderr io.Writer) error {
-	total, done := f.reps*len(sc), 0
+	p := &fidProgress{total: f.reps * len(sc), stderr: stderr}
+	var inproc []*fidScenario
+	var groups [][]*fidScenario
+	for _, s := range sc {
+		if s.rt != "grpc" {
+			inproc = append(inproc, s)
+			continue
+		}
+		if n := len(groups); n > 0 && groups[n-1][0].w == s.w && groups[n-1][0].workers == s.workers {
+			groups[n-1] = append(groups[n-1], s)
+		} else {
+			groups = append(groups, []*fidScenario{s})
+		}
+	}
 	for rep := range f.reps {
-		for _, s := range sc {
-			m := fidReal{Procs: runtime.GOMAXPROCS(0), Load: loadAverage()}
-			wake0 := wakeProbe(f.wakeSamples())
-			cf, err := s.flags(f, "real")
+		for _, s := range inproc {
+			if err := f.realRun(ctx, s, rep, p, nil, func(e harness.Experiment) (*harness.Result, error) { return harness.Run(ctx, e) }); err != nil {
+				return err
+			}
+		}
+	}
+	for _, g := range groups {
+		if err := f.grpcGroup(ctx, g, p, stderr); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fidProgress counts the real runs done, for the progress lines.
+type fidProgress struct {
+	total, done int
+	stderr      io.Writer
+}
+
+// grpcGroup runs the real runs of scenarios of the gRPC runtime with the
+// same workload and workers, repetition by repetition, as compare
+// -clock grpc does (setupGRPC, grpcRuns.run): one set of worker
+// processes on loopback with TLS serves them all, one cluster run each
+// (Job.Run of Job.Runs), and writes what each worker did in each
+// (syncbench worker -stats): the Busy and Paused time the coordinator
+// does not see, measured by the same runtime code as a goroutine
+// worker's.
+func (f *fidelityFlags) grpcGroup(ctx context.Context, g []*fidScenario, p *fidProgress, stderr io.Writer) error {
+	if err := g[0].w.grpcData(f.tmp, f.seed); err != nil {
+		return err
+	}
+	cf, err := g[0].flags(f, "grpc")
+	if err != nil {
+		return err
+	}
+	cf.grpcRunCount, cf.workerStats = f.reps*len(g), true
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	cleanup, err := cf.setupGRPC(stderr, "syncbench fidelity", cancel)
+	defer cleanup()
+	if err != nil {
+		return fmt.Errorf("%s: %w", g[0].name(), err)
+	}
+	runs := cf.grpc
+	i := 0
+	for rep := range f.reps {
+		for _, s := range g {
+			err := f.realRun(ctx, s, rep, p, runs.pids(), func(e harness.Experiment) (*harness.Result, error) {
+				r, err := runs.run(ctx, e, s.w.gd, i)
+				if err != nil {
+					if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+						err = cause
+					}
+					return nil, err
+				}
+				// The workers' own account of the run: the coordinator
+				// counts their commits and points, they time their work.
+				ws, err := runs.workerStats(i, 30*time.Second)
+				if err != nil {
+					return nil, err
+				}
+				// A worker counts the points of the batch the run's end
+				// cut short (as a goroutine worker's stats do), and a
+				// commit sent as the run ended; the coordinator counts
+				// the commits it received.
+				for id, w := range ws {
+					rw := &r.Workers[id]
+					if w.Points < rw.Points || w.Commits < rw.Commits || w.Commits > rw.Commits+1 {
+						return nil, fmt.Errorf("worker process %d counted %d points in %d commits, the coordinator received %d in %d", id, w.Points, w.Commits, rw.Points, rw.Commits)
+					}
+					rw.Points, rw.Busy, rw.Paused = w.Points, time.Duration(w.BusyNS), time.Duration(w.PausedNS)
+				}
+				return r, nil
+			})
 			if err != nil {
 				return err
 			}
-			e, err := cf.experimentFor(ctx, s.w.alg, mustPlan(s.sync))
-			if err != nil {
-				return fmt.Errorf("%s: %w", s.name(), err)
-			}
-			var sm spanMeter
-			e.Progress = sm.progress
-			t0 := time.Now()
-			r, err := harness.Run(ctx, e)
-			if err != nil {
-				return fmt.Errorf("%s (real, repetition %d): %w", s.name(), rep+1, err)
-			}
-			m.Wall = time.Since(t0)
-			if sm.reports > 1 {
-				m.Span, m.OS = sm.last-sm.first, sm.os1.sub(sm.os0)
-				m.GC = fidGC{cycles: sm.gc1.cycles - sm.gc0.cycles, cpu: sm.gc1.cpu - sm.gc0.cpu}
-			}
-			m.WakeNS = (wake0 + wakeProbe(f.wakeSamples())) / 2
-			m.Load = float64((m.Load + loadAverage()) / 2)
-			if m.PointNS = computePerPoint(r); !(m.PointNS > 0) {
-				return fmt.Errorf("%s (real, repetition %d): no point computed", s.name(), rep+1)
-			}
-			s.real, s.meas = append(s.real, r), append(s.meas, m)
-			done++
-			fmt.Fprintf(stderr, "syncbench fidelity: [%d/%d] %s real #%d: %.1f µs/iteration, wait %.0f%%, %.0f ns/point, wake-up %.1f µs, in %.1f s\n",
-				done, total, s.name(), rep+1, perIteration(r).Seconds()*1e6, 100*r.WaitFraction, m.PointNS, m.WakeNS/1e3, m.Wall.Seconds())
+			i++
 		}
 	}
+	return nil
+}
+
+// realRun runs scenario s's repetition rep on the real clock with run,
+// measuring around it (the counters of the processes pids too).
+func (f *fidelityFlags) realRun(ctx context.Context, s *fidScenario, rep int, p *fidProgress, pids []int, run func(harness.Experiment) (*harness.Result, error)) error {
+	m := fidReal{Procs: runtime.GOMAXPROCS(0), Load: loadAverage()}
+	wake0 := wakeProbe(f.wakeSamples())
+	cf, err := s.flags(f, s.clock())
+	if err != nil {
+		return err
+	}
+	e, err := cf.experimentFor(ctx, s.w.alg, mustPlan(s.sync))
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.name(), err)
+	}
+	sm := spanMeter{pids: pids}
+	e.Progress = sm.progress
+	t0 := time.Now()
+	r, err := run(e)
+	if err != nil {
+		return fmt.Errorf("%s (real, repetition %d): %w", s.name(), rep+1, err)
+	}
+	m.Wall = time.Since(t0)
+	sm.measure(&m)
+	m.WakeNS = (wake0 + wakeProbe(f.wakeSamples())) / 2
+	m.Load = float64((m.Load + loadAverage()) / 2)
+	if m.PointNS = computePerPoint(r); !(m.PointNS > 0) {
+		return fmt.Errorf("%s (real, repetition %d): no point computed", s.name(), rep+1)
+	}
+	s.real, s.meas = append(s.real, r), append(s.meas, m)
+	p.done++
+	fmt.Fprintf(p.stderr, "syncbench fidelity: [%d/%d] %s real #%d: %.1f µs/iteration, wait %.0f%%, %.0f ns/point, wake-up %.1f µs, in %.1f s\n",
+		p.done, p.total, s.name(), rep+1, perIteration(r).Seconds()*1e6, 100*r.WaitFraction, m.PointNS, m.WakeNS/1e3, m.Wall.Seconds())
 	return nil
 }
 
@@ -560,7 +810,7 @@ func inputsOf(ms []fidReal) fidInputs {
 // probes found. The operating system's stalls are a variant
 // (withStalls), not in it.
 func (s *fidScenario) runCost(prof *harness.Profile, in fidInputs) (harness.CostModel, error) {
-	c, err := prof.CostModel(s.w.shape, "inproc")
+	c, err := prof.CostModel(s.w.shape, s.rt)
 	if err != nil {
 		return c, err
 	}
@@ -618,7 +868,7 @@ func predict(ctx context.Context, f *fidelityFlags, prof *harness.Profile, sc []
 	}
 	var jobs []job
 	for _, s := range sc {
-		pc, err := prof.CostModel(s.w.shape, "inproc")
+		pc, err := prof.CostModel(s.w.shape, s.rt)
 		if err != nil {
 			return fmt.Errorf("%s: %v", s.name(), err)
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -99,6 +101,66 @@ type grpcRuns struct {
 	local *cluster.Local
 	// refused is what each run's server refused.
 	refused []grpcnet.Rejections
+	// statsDir (compareFlags.workerStats) holds the worker processes'
+	// -stats files, worker-ID.jsonl; "" if none.
+	statsDir string
+	// cmds are the worker processes' commands, the latest per ID.
+	mu   sync.Mutex
+	cmds map[int]*exec.Cmd
+}
+
+// runs is how many runs the worker processes serve.
+func (g *grpcRuns) runs() int {
+	if g.f.grpcRunCount > 0 {
+		return g.f.grpcRunCount
+	}
+	return len(g.f.plans)
+}
+
+// pids are the worker processes' process IDs (spawned ones only).
+func (g *grpcRuns) pids() []int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []int
+	for id := range g.f.workers {
+		if c := g.cmds[id]; c != nil && c.Process != nil {
+			out = append(out, c.Process.Pid)
+		}
+	}
+	return out
+}
+
+// workerStats returns what each worker process wrote of run (syncbench
+// worker -stats), waiting up to timeout for the lines: a worker writes
+// its line once its run ended, which the coordinator's may precede.
+func (g *grpcRuns) workerStats(run int, timeout time.Duration) ([]workerStats, error) {
+	if g.statsDir == "" {
+		return nil, errors.New("the worker processes write no -stats")
+	}
+	out := make([]workerStats, g.f.workers)
+	deadline := time.Now().Add(timeout)
+	for id := range g.f.workers {
+		path := filepath.Join(g.statsDir, fmt.Sprintf("worker-%d.jsonl", id))
+		for {
+			found := false
+			if b, err := os.ReadFile(path); err == nil {
+				for line := range strings.SplitSeq(string(b), "\n") {
+					var ws workerStats
+					if json.Unmarshal([]byte(line), &ws) == nil && ws.Run == run {
+						out[id], found = ws, true
+					}
+				}
+			}
+			if found {
+				break
+			}
+			if time.Now().After(deadline) {
+				return nil, fmt.Errorf("worker process %d wrote nothing of run %d in %v", id, run, timeout)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	return out, nil
 }
 
 // setupGRPC prepares compare's gRPC runs: the listener, the security, and
@@ -138,10 +200,21 @@ func (f *compareFlags) setupGRPC(stderr io.Writer, name string, cancel context.C
 			return cleanup, err
 		}
 		dir := f.net.tlsDir
+		if f.workerStats {
+			g.statsDir = dir
+		}
+		g.cmds = map[int]*exec.Cmd{}
 		g.local = &cluster.Local{Command: func(id int, inc uint32) *exec.Cmd {
-			cmd := exec.Command(exe, "worker", "-coordinator", g.addr, "-id", strconv.Itoa(id),
-				"-incarnation", strconv.FormatUint(uint64(inc), 10), "-tls-dir", dir)
+			args := []string{"worker", "-coordinator", g.addr, "-id", strconv.Itoa(id),
+				"-incarnation", strconv.FormatUint(uint64(inc), 10), "-tls-dir", dir}
+			if g.statsDir != "" {
+				args = append(args, "-stats", filepath.Join(g.statsDir, fmt.Sprintf("worker-%d.jsonl", id)))
+			}
+			cmd := exec.Command(exe, args...)
 			cmd.Env = append(os.Environ(), mainEnv+"=1")
+			g.mu.Lock()
+			g.cmds[id] = cmd
+			g.mu.Unlock()
 			return cmd
 		}}
 		g.local.OnExit = func(id int, inc uint32, err error, killed bool) {
@@ -203,7 +276,7 @@ func (g *grpcRuns) run(ctx context.Context, e harness.Experiment, d *data, i int
 	if err != nil {
 		return nil, err
 	}
-	job.Run, job.Runs = i, len(g.f.plans)
+	job.Run, job.Runs = i, g.runs()
 	lis := g.lis
 	g.lis = nil
 	if lis == nil {
@@ -235,7 +308,7 @@ func (g *grpcRuns) run(ctx context.Context, e harness.Experiment, d *data, i int
 		// The next run needs every worker: restart the preempted ones
 		// and the refused ones as their next incarnations.
 		for id := range e.Workers {
-			if !g.local.Running(id) && i+1 < len(g.f.plans) {
+			if !g.local.Running(id) && i+1 < g.runs() {
 				if err := g.local.Start(id); err != nil {
 					return nil, err
 				}
@@ -265,6 +338,7 @@ func worker(args []string, stdout, stderr io.Writer) int {
 		inc       uint
 		wait      time.Duration
 		reconnect time.Duration
+		statsPath string
 	)
 	n.register(fs, true)
 	fs.StringVar(&target, "coordinator", "", "the coordinator's address, HOST:PORT (required)")
@@ -272,6 +346,7 @@ func worker(args []string, stdout, stderr io.Writer) int {
 	fs.UintVar(&inc, "incarnation", 1, "this process's incarnation: 1, or the next after a crash (the coordinator refuses an old one and names the next)")
 	fs.DurationVar(&wait, "wait", time.Minute, "how long to keep trying to reach the coordinator")
 	fs.DurationVar(&reconnect, "reconnect", 5*time.Second, "how long to keep trying to reopen a broken stream (a coordinator restarting from its -journal must be back within it)")
+	fs.StringVar(&statsPath, "stats", "", "a file to append a JSON line to after each run: what this worker did (points, commits, busy and paused time) and the process's CPU and garbage-collection counters then; empty = none")
 	check := func() error {
 		switch {
 		case target == "":
@@ -298,10 +373,17 @@ func worker(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	w := &cluster.Worker{Target: target, ID: id, Incarnation: uint32(inc), Net: cfg, Wait: wait, Reconnect: reconnect}
-	results, err := w.Run(ctx)
-	for i, r := range results {
+	var statsErr error
+	w.OnRun = func(job *cluster.Job, r *harness.WorkerResult) {
 		fmt.Fprintf(stderr, "%s %d: run %d: %d commits, %d points, incarnation %d, %d rejoins\n",
-			name, id, i, r.Stats.Commits, r.Stats.Points, r.Incarnation, r.Rejoins)
+			name, id, job.Run, r.Stats.Commits, r.Stats.Points, r.Incarnation, r.Rejoins)
+		if statsPath != "" && statsErr == nil {
+			statsErr = appendWorkerStats(statsPath, job.Run, r)
+		}
+	}
+	_, err = w.Run(ctx)
+	if err == nil && statsErr != nil {
+		err = fmt.Errorf("-stats: %w", statsErr)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s %d: %v\n", name, id, oneLine(err))
@@ -311,6 +393,42 @@ func worker(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// workerStats is a line of syncbench worker -stats: what the worker did
+// in run Run (harness.WorkerStats) and the process's counters at its end
+// (cumulative: CPU time, garbage collections and their CPU time).
+type workerStats struct {
+	Run       int   `json:"run"`
+	Points    int64 `json:"points"`
+	Commits   int   `json:"commits"`
+	BusyNS    int64 `json:"busy_ns"`
+	PausedNS  int64 `json:"paused_ns"`
+	WaitNS    int64 `json:"wait_ns"`
+	CPUNS     int64 `json:"cpu_ns"`
+	GCCycles  int   `json:"gc_cycles"`
+	GCCPUNS   int64 `json:"gc_cpu_ns"`
+	Rejoins   int   `json:"rejoins"`
+	Incarnate int   `json:"incarnation"`
+}
+
+// appendWorkerStats appends run's line to the file at path.
+func appendWorkerStats(path string, run int, r *harness.WorkerResult) error {
+	gc := readGC()
+	b, err := json.Marshal(workerStats{Run: run, Points: r.Stats.Points, Commits: r.Stats.Commits, BusyNS: int64(r.Stats.Busy), PausedNS: int64(r.Stats.Paused),
+		WaitNS: int64(r.Stats.Wait), CPUNS: int64(processCPU()), GCCycles: gc.cycles, GCCPUNS: int64(gc.cpu), Rejoins: r.Rejoins, Incarnate: int(r.Incarnation)})
+	if err != nil {
+		return err
+	}
+	fh, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := fh.Write(append(b, '\n')); err != nil {
+		fh.Close()
+		return err
+	}
+	return fh.Close()
 }
 
 // exitRefused is syncbench worker's exit status when the coordinator

@@ -30,13 +30,30 @@ type osStats struct {
 
 // readOSStats reads the counters now.
 func readOSStats() osStats {
-	s := osStats{CPU: processCPU()}
-	tasks, _ := filepath.Glob("/proc/self/task/*")
+	s := taskStats("/proc/self/task/*")
+	s.CPU = processCPU()
+	return s
+}
+
+// readProcStats reads process pid's counters now (Linux; zero
+// elsewhere, or once it has ended): its CPU time is its threads' time on
+// a CPU (schedstat's first field), summed.
+func readProcStats(pid int) osStats {
+	return taskStats("/proc/" + strconv.Itoa(pid) + "/task/*")
+}
+
+// taskStats sums the counters of the threads the glob names; CPU is
+// their time on a CPU.
+func taskStats(glob string) osStats {
+	var s osStats
+	tasks, _ := filepath.Glob(glob)
 	for _, t := range tasks {
 		if b, err := os.ReadFile(filepath.Join(t, "schedstat")); err == nil {
 			if f := strings.Fields(string(b)); len(f) >= 3 {
+				c, _ := strconv.ParseInt(f[0], 10, 64)
 				q, _ := strconv.ParseInt(f[1], 10, 64)
 				n, _ := strconv.ParseInt(f[2], 10, 64)
+				s.CPU += time.Duration(c)
 				s.RunQueue += time.Duration(q)
 				s.Slices += n
 			}
@@ -58,6 +75,12 @@ func readOSStats() osStats {
 		}
 	}
 	return s
+}
+
+// add is the counters of s and a together.
+func (s osStats) add(a osStats) osStats {
+	return osStats{CPU: s.CPU + a.CPU, RunQueue: s.RunQueue + a.RunQueue, Slices: s.Slices + a.Slices,
+		Voluntary: s.Voluntary + a.Voluntary, Involuntary: s.Involuntary + a.Involuntary}
 }
 
 // sub is the counters' change from a to s.
