@@ -179,6 +179,18 @@ type TransportCost struct {
 	// collection.
 	RoundNS  float64 `json:"round_ns,omitempty"`
 	WorkerNS float64 `json:"worker_ns,omitempty"`
+	// ProcessCommitNS and NullCommitNS (grpc; 0 if not measured) are
+	// what separate worker processes add to the gRPC runtime's work per
+	// commit: the CPU time, every process's, per commit of ASP runs of
+	// workers committing one point of a tiny workload at a time, with
+	// the workers in processes of their own (syncbench worker, on this
+	// machine's cores), and with them in the coordinator's process over
+	// the same gRPC connection. Their difference is each process's own
+	// scheduler, wake-ups, system calls and garbage collection, which
+	// WorkloadCost.GRPCCommitNS, measured in one process, lacks;
+	// CostModel adds it.
+	ProcessCommitNS float64 `json:"process_commit_ns,omitempty"`
+	NullCommitNS    float64 `json:"null_commit_ns,omitempty"`
 	// Rounds are the null rounds measured: workers, median round time.
 	Rounds []RoundSample `json:"rounds,omitempty"`
 }
@@ -299,8 +311,10 @@ func (w WorkloadCost) PointCost(s WorkloadShape) time.Duration {
 // messages on transport (a Transports name): PointCost from the
 // workload's fit, EntryCost its apply cost, CommitCPU its CommitNS (the
 // runtime's work per commit, computed on the shared cores; for transport
-// grpc its GRPCCommitNS, the gRPC runtime's, and an error naming the
-// file and the field if the profile lacks it), Cores and
+// grpc its GRPCCommitNS, the gRPC runtime's in one process, plus what
+// worker processes of their own add, the transport's ProcessCommitNS −
+// NullCommitNS; an error naming the file and the field if the profile
+// lacks them), Cores and
 // Wakeup the profile's, Bandwidth the transport's, MessageCost its
 // MessageNS and Latency its one-way latency less that (at least 1 ns:
 // CostModel reads 0 as its 100 µs default). ClusterCostModel models a
@@ -312,12 +326,17 @@ func (p *Profile) CostModel(s WorkloadShape, transport string) (CostModel, error
 	}
 	commit := w.CommitNS
 	if transport == "grpc" {
-		if !(w.GRPCCommitNS > 0) {
-			i := slices.IndexFunc(p.Workloads, func(x WorkloadCost) bool { return x.Key == w.Key })
+		i := slices.IndexFunc(p.Workloads, func(x WorkloadCost) bool { return x.Key == w.Key })
+		j := slices.IndexFunc(p.Transports, func(x TransportCost) bool { return x.Name == transport })
+		switch {
+		case !(w.GRPCCommitNS > 0):
 			return CostModel{}, p.errorf(fmt.Sprintf("workloads[%d].grpc_commit_ns", i),
 				"missing: the gRPC runtime's work per commit (%s) was not measured, and predicting the gRPC runtime needs it; run syncbench calibrate again (with grpc in -transports)", w.Key)
+		case !(t.ProcessCommitNS > 0 && t.NullCommitNS > 0):
+			return CostModel{}, p.errorf(fmt.Sprintf("transports[%d].process_commit_ns", j),
+				"missing: what worker processes add to the gRPC runtime's work per commit was not measured, and predicting the gRPC runtime needs it; run syncbench calibrate again (with grpc in -transports)")
 		}
-		commit = w.GRPCCommitNS
+		commit = max(w.GRPCCommitNS+t.ProcessCommitNS-t.NullCommitNS, 0)
 	}
 	return CostModel{
 		PointCost:   w.PointCost(s),
@@ -552,6 +571,12 @@ func (p *Profile) Validate() error {
 			return err
 		}
 		if err := p.checkNumber(at+".worker_ns", t.WorkerNS, false); err != nil {
+			return err
+		}
+		if err := p.checkNumber(at+".process_commit_ns", t.ProcessCommitNS, false); err != nil {
+			return err
+		}
+		if err := p.checkNumber(at+".null_commit_ns", t.NullCommitNS, false); err != nil {
 			return err
 		}
 		for j, s := range t.Samples {

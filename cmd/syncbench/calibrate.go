@@ -734,40 +734,9 @@ func runtimeCommit(ctx context.Context, alg algorithms.Algorithm, seed uint64, s
 		return 0, nil
 	}
 	perCommit := func(batch int) (float64, error) {
-		var cpu0, cpu1 time.Duration
-		var v0, v1 consistency.Version
-		reports := 0
 		e := harness.Experiment{Algorithm: alg, Sync: consistency.Spec{Kind: consistency.ASP}, Workers: workers, Batch: batch,
-			Clock: harness.Real, Duration: dur, EvalEvery: dur, Seed: seed,
-			Progress: func(p harness.Progress) {
-				c := processCPU()
-				if reports == 0 {
-					cpu0, v0 = c, p.Version
-				}
-				cpu1, v1 = c, p.Version
-				reports++
-			}}
-		var closers []func()
-		if nw != nil {
-			e.Network = func(l algorithms.Layout) (transport.Transport, error) {
-				tr, done, err := nw.open(l)
-				if err == nil {
-					closers = append(closers, done)
-				}
-				return tr, err
-			}
-		}
-		_, err := harness.Run(ctx, e)
-		for _, c := range closers {
-			c()
-		}
-		if err != nil {
-			return 0, err
-		}
-		if v1 <= v0 {
-			return math.NaN(), nil
-		}
-		return float64(cpu1-cpu0) / float64(v1-v0), nil
+			Clock: harness.Real, Duration: dur, EvalEvery: dur, Seed: seed}
+		return cpuPerCommit(e, nil, func(e harness.Experiment) error { return runOver(ctx, e, nw) })
 	}
 	var ones, batches []float64
 	for range repeats {
@@ -793,6 +762,53 @@ func runtimeCommit(ctx context.Context, alg algorithms.Algorithm, seed uint64, s
 		return 0, nil
 	}
 	return (c1 - p) * pointNS / p, nil
+}
+
+// cpuPerCommit runs ASP experiment e with run and returns the CPU time
+// per commit (per server version) of this process and the processes
+// pids together, between the run's first and last progress reports (no
+// setup, no checking of the trace); NaN if no commit fell between them.
+func cpuPerCommit(e harness.Experiment, pids []int, run func(harness.Experiment) error) (float64, error) {
+	var cpu0, cpu1 time.Duration
+	var v0, v1 consistency.Version
+	reports := 0
+	e.Progress = func(p harness.Progress) {
+		c := processCPU()
+		for _, pid := range pids {
+			c += readProcStats(pid).CPU
+		}
+		if reports == 0 {
+			cpu0, v0 = c, p.Version
+		}
+		cpu1, v1 = c, p.Version
+		reports++
+	}
+	if err := run(e); err != nil {
+		return 0, err
+	}
+	if v1 <= v0 {
+		return math.NaN(), nil
+	}
+	return float64(cpu1-cpu0) / float64(v1-v0), nil
+}
+
+// runOver runs e over nw (nil: the in-process transport).
+func runOver(ctx context.Context, e harness.Experiment, nw *network) error {
+	var closers []func()
+	if nw != nil {
+		e.Network = func(l algorithms.Layout) (transport.Transport, error) {
+			tr, done, err := nw.open(l)
+			if err == nil {
+				closers = append(closers, done)
+			}
+			return tr, err
+		}
+	}
+	_, err := harness.Run(ctx, e)
+	for _, c := range closers {
+		c()
+	}
+	return err
 }
 
 // workerSetup makes a worker over all of alg's points with θ0 from seed

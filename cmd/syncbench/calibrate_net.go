@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net"
 	"slices"
@@ -108,7 +110,89 @@ func calibrateTransport(ctx context.Context, f *calibrateFlags, name string, std
 	if err := nullRounds(ctx, f.seed, nw, calibrationWorkers(f.quick), dur, runs, &tc, stderr); err != nil {
 		return tc, fmt.Errorf("null rounds: %w", err)
 	}
+	if name == "grpc" {
+		if err := processCommit(ctx, f, nw, &tc, stderr); err != nil {
+			return tc, fmt.Errorf("worker processes: %w", err)
+		}
+	}
 	return tc, nil
+}
+
+// processCommit measures what worker processes of their own add to the
+// gRPC runtime's work per commit (TransportCost.ProcessCommitNS and
+// NullCommitNS): ASP runs of commitWorkers workers committing one point
+// of a tiny LR workload at a time, their CPU time per commit, every
+// process's, with the workers as syncbench worker processes on loopback
+// with TLS (compare -clock grpc's, setupGRPC) and with them in this
+// process over nw; the medians of repeats runs of each, in turn.
+func processCommit(ctx context.Context, f *calibrateFlags, nw network, tc *harness.TransportCost, stderr io.Writer) error {
+	workers := commitWorkers()
+	dur, runs := 4*f.minTime, min(f.repeats, 5)
+	if f.quick {
+		dur, runs = 50*time.Millisecond, 2
+	}
+	var cf compareFlags
+	fs := flag.NewFlagSet("syncbench calibrate", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	cf.register(fs)
+	const n = 1024
+	args := []string{"-algo", "lr", "-data", "synthetic:logistic", "-n", strconv.Itoa(n), "-dim", "2", "-workers", strconv.Itoa(workers),
+		"-sync", "asp", "-batch", "1", "-duration", dur.String(), "-eval-every", dur.String(), "-seed", strconv.FormatUint(f.seed, 10), "-clock", "grpc"}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := cf.check(); err != nil {
+		return err
+	}
+	d, err := loadData("synthetic:logistic", synthSize{n, 2}, f.seed)
+	if err != nil {
+		return err
+	}
+	alg, err := build(&cf.workloadFlags, d)
+	if err != nil {
+		return err
+	}
+	cf.grpcRunCount = runs
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	cleanup, err := cf.setupGRPC(io.Discard, "syncbench calibrate", cancel)
+	defer cleanup()
+	if err != nil {
+		return err
+	}
+	var procs, pair []float64
+	for i := range runs {
+		e, err := cf.experimentFor(ctx, alg, mustPlan("asp"))
+		if err != nil {
+			return err
+		}
+		c, err := cpuPerCommit(e, cf.grpc.pids(), func(e harness.Experiment) error {
+			_, err := cf.grpc.run(ctx, e, d, i)
+			if cause := context.Cause(ctx); err != nil && cause != nil && !errors.Is(cause, context.Canceled) {
+				err = cause
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		e.Clock, e.Lease, e.JoinTimeout = harness.Real, 0, 0
+		cp, err := cpuPerCommit(e, nil, func(e harness.Experiment) error { return runOver(ctx, e, &nw) })
+		if err != nil {
+			return err
+		}
+		if !math.IsNaN(c) && !math.IsNaN(cp) {
+			procs, pair = append(procs, c), append(pair, cp)
+		}
+	}
+	if len(procs) == 0 {
+		return fmt.Errorf("no commit in %d runs of %v", runs, dur)
+	}
+	tc.ProcessCommitNS, _ = stats.Median(procs)
+	tc.NullCommitNS, _ = stats.Median(pair)
+	fmt.Fprintf(stderr, "syncbench calibrate: %s: a null commit takes %.1f µs of CPU with %d worker processes, %.1f µs with the workers in one process\n",
+		tc.Name, tc.ProcessCommitNS/1e3, workers, tc.NullCommitNS/1e3)
+	return nil
 }
 
 // calibrationWorkers are the worker counts of the null rounds.
