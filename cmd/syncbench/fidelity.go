@@ -632,9 +632,10 @@ type fidProgress struct {
 // -clock grpc does (setupGRPC, grpcRuns.run): one set of worker
 // processes on loopback with TLS serves them all, one cluster run each
 // (Job.Run of Job.Runs), and writes what each worker did in each
-// (syncbench worker -stats): the Busy and Paused time the coordinator
-// does not see, measured by the same runtime code as a goroutine
-// worker's.
+// (syncbench worker -stats): the Busy, Paused and Wait time the
+// coordinator does not see, measured by the same runtime code as a
+// goroutine worker's, which replace the coordinator's view in the run's
+// Result.
 func (f *fidelityFlags) grpcGroup(ctx context.Context, g []*fidScenario, p *fidProgress, stderr io.Writer) error {
 	if err := g[0].w.grpcData(f.tmp, f.seed); err != nil {
 		return err
@@ -678,7 +679,19 @@ func (f *fidelityFlags) grpcGroup(ctx context.Context, g []*fidScenario, p *fidP
 					if w.Points < rw.Points || w.Commits < rw.Commits || w.Commits > rw.Commits+1 {
 						return nil, fmt.Errorf("worker process %d counted %d points in %d commits, the coordinator received %d in %d", id, w.Points, w.Commits, rw.Points, rw.Commits)
 					}
-					rw.Points, rw.Busy, rw.Paused = w.Points, time.Duration(w.BusyNS), time.Duration(w.PausedNS)
+					rw.Points, rw.Busy, rw.Paused, rw.Wait = w.Points, time.Duration(w.BusyNS), time.Duration(w.PausedNS), time.Duration(w.WaitNS)
+				}
+				// The wait fraction from the workers' clocks, as the
+				// goroutine runtime's (harness's run.go): the
+				// coordinator's view (a commit's arrival to the next
+				// release's sending) leaves out the messages' way and
+				// the wait for a core.
+				var wait time.Duration
+				for _, w := range r.Workers {
+					wait += w.Wait
+				}
+				if r.Duration > 0 && len(r.Workers) > 0 {
+					r.WaitFraction = float64(wait) / float64(time.Duration(len(r.Workers))*r.Duration)
 				}
 				return r, nil
 			})
@@ -846,14 +859,36 @@ func withStalls(c *harness.CostModel, in fidInputs) {
 // processes' or the run's own threads', the counters do not say), and
 // the wake-ups, the work per commit and the shared cores (a core per
 // worker at the mean speed, and none of the others) taken out.
+// The gRPC runtime's variant takes out what worker processes add to
+// the work per commit (withoutProcesses): the prediction as a
+// calibration in one process would make it.
 var fidAblations = []struct {
 	key, label string
 	edit       func(*harness.CostModel, fidInputs)
+	// rt, if set, is the only runtime the variant applies to; edit nil:
+	// withoutProcesses.
+	rt string
 }{
-	{"stalls", "with stalls", withStalls},
-	{"wakeup", "without wake-ups", func(c *harness.CostModel, _ fidInputs) { c.Wakeup = 0 }},
-	{"commit", "without the work per commit", func(c *harness.CostModel, _ fidInputs) { c.CommitCPU = 0 }},
-	{"cores", "without shared cores", func(c *harness.CostModel, _ fidInputs) { c.Cores, c.CommitCPU, c.Wakeup = 0, 0, 0 }},
+	{"stalls", "with stalls", withStalls, ""},
+	{"wakeup", "without wake-ups", func(c *harness.CostModel, _ fidInputs) { c.Wakeup = 0 }, ""},
+	{"commit", "without the work per commit", func(c *harness.CostModel, _ fidInputs) { c.CommitCPU = 0 }, ""},
+	{"cores", "without shared cores", func(c *harness.CostModel, _ fidInputs) { c.Cores, c.CommitCPU, c.Wakeup = 0, 0, 0 }, ""},
+	{"process", "without the worker processes' share of the work per commit", nil, "grpc"},
+}
+
+// withoutProcesses takes out of c, the cost model at the runs' speed of
+// a gRPC scenario, what worker processes of their own add to the work
+// per commit (the profile's process_commit_ns − null_commit_ns), scaled
+// as runCost scales the profile's times.
+func (s *fidScenario) withoutProcesses(c *harness.CostModel, prof *harness.Profile, in fidInputs) error {
+	t, _ := prof.Transport("grpc")
+	pc, err := prof.CostModel(s.w.shape, s.rt)
+	if err != nil {
+		return err
+	}
+	k := in.PointNS / float64(pc.PointCost)
+	c.CommitCPU = max(c.CommitCPU-time.Duration(math.Round(float64((t.ProcessCommitNS-t.NullCommitNS)*k))), 0)
+	return nil
 }
 
 // predict runs the virtual predictions of every scenario, GOMAXPROCS at
@@ -889,7 +924,16 @@ func predict(ctx context.Context, f *fidelityFlags, prof *harness.Profile, sc []
 		s.ablated = make([]*harness.Result, len(fidAblations))
 		for i, a := range fidAblations {
 			c := rc
-			a.edit(&c, s.inputs())
+			switch {
+			case a.rt != "" && a.rt != s.rt:
+				continue
+			case a.edit == nil:
+				if err := s.withoutProcesses(&c, prof, s.inputs()); err != nil {
+					return err
+				}
+			default:
+				a.edit(&c, s.inputs())
+			}
 			jobs = append(jobs, job{s, a.key, c, &s.ablated[i]})
 		}
 	}

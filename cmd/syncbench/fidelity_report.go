@@ -215,11 +215,18 @@ func (r *fidReport) header() {
 	lmed, _ := stats.Median(loads)
 	share := r.all(func(m fidReal) float64 { return cpuShare(m) })
 	smed, _ := stats.Median(share)
-	r.p("**Machine**: %s/%s, %s, %d CPUs (GOMAXPROCS %d), %s. **Wall time**: %s. The machine is shared: its 1-minute load average around the real runs was %s to %s (median %s) on %d CPUs, and the runs' process got %s to %s cores' worth of CPU time (median %s; its CPU time over the time, from 10%% to 90%% of each run).\n\n",
+	r.p("**Machine**: %s/%s, %s, %d CPUs (GOMAXPROCS %d), %s. **Wall time**: %s. The machine is shared: its 1-minute load average around the real runs was %s to %s (median %s) on %d CPUs, and the runs' processes got %s to %s cores' worth of CPU time (median %s; their CPU time over the time, from 10%% to 90%% of each run).\n\n",
 		m.GOOS, m.GOARCH, m.CPU, m.NumCPU, m.GOMAXPROCS, m.Go, r.wall.Round(time.Second), fidNum(fidMin(loads), 1), fidNum(fidMax(loads), 1), fidNum(lmed, 1), m.NumCPU,
 		fidNum(fidMin(share), 2), fidNum(fidMax(share), 2), fidNum(smed, 2))
-	r.p("Each scenario runs %d time(s) on the **real clock** — goroutine workers and a coordinator over the in-process transport (harness's Real runtime, what `syncbench compare -clock real` runs) — and in **virtual time**: ", r.f.reps)
-	r.p("*run*, once per real run with the costs of the cost profile `%s` scaled to the speed that run measured (its workers' compute time per point, Injected pauses excluded, against the profile's), GOMAXPROCS cores and the wake-up delay probed right before and after it, the median of these predictions against the median of the real runs; and *profile*, once, with the profile's costs alone, as `compare -profile` uses them. ", r.source)
+	var rts []string
+	if len(r.of("inproc")) > 0 {
+		rts = append(rts, "goroutine workers and a coordinator over the in-process transport (harness's Real runtime, what `syncbench compare -clock real` runs)")
+	}
+	if len(r.of("grpc")) > 0 {
+		rts = append(rts, "for the gRPC scenarios (named grpc/…), a coordinator in this process and a `syncbench worker` process per worker, over gRPC on loopback with TLS 1.3 and the job's token (package cluster, what `syncbench compare -clock grpc` runs)")
+	}
+	r.p("Each scenario runs %d time(s) on the **real clock** — %s — and in **virtual time**: ", r.f.reps, strings.Join(rts, "; "))
+	r.p("*run*, once per real run with the costs of the cost profile `%s` (its runtime's: the in-process or the gRPC transport and work per commit) scaled to the speed that run measured (its workers' compute time per point, Injected pauses excluded, against the profile's), GOMAXPROCS cores and the wake-up delay probed right before and after it, the median of these predictions against the median of the real runs; and *profile*, once, with the profile's costs alone, as `compare -profile` uses them. ", r.source)
 	r.p("*run* asks whether the model turns the machine's speed into the right iterations, waits and times to target; *profile* whether a calibration taken once predicts runs taken later on a machine whose load changes. The virtual side is deterministic: the same profile and inputs (listed in `fidelity/runs.csv`) give the same predictions.\n\n")
 }
 
@@ -251,70 +258,122 @@ func fidMax(v []float64) float64 {
 	return out
 }
 
-func (r *fidReport) summary() {
-	r.p("## Errors\n\n")
-	r.p("Relative error = predicted / measured − 1, per scenario; the table gives the median and the largest absolute error over the scenarios, the median signed error (negative: the predictions run fast), and how many are within %.0f%%. The goal: a median error of at most %.0f%% on the time to target.\n\n", 100*fidGoal, 100*fidGoal)
-	rows := [][]string{{"measure", "prediction", "median error", "median signed", "worst error (scenario)", fmt.Sprintf("within %.0f%%", 100*fidGoal)}}
-	for _, m := range fidMetrics {
-		for _, kind := range fidKinds {
-			errs := fidErrors(r.sc, m, kind)
-			med, worst, at, within, n := summary(errs)
-			w := "–"
-			if at >= 0 {
-				w = fmt.Sprintf("%.0f%% (%s)", 100*worst, r.sc[at].name())
-			}
-			rows = append(rows, []string{m.label, kind, fidPct(med), fidSigned(signedMedian(errs)), w, fmt.Sprintf("%d of %d", within, n)})
+// fidRuntimeLabel names a runtime in the report.
+var fidRuntimeLabel = map[string]string{
+	"inproc": "the goroutine runtime (in process)",
+	"grpc":   "the gRPC runtime (worker processes)",
+}
+
+// of are the scenarios of runtime rt.
+func (r *fidReport) of(rt string) []*fidScenario {
+	var out []*fidScenario
+	for _, s := range r.sc {
+		if s.rt == rt {
+			out = append(out, s)
 		}
 	}
-	r.table(rows)
+	return out
+}
+
+// runtimes are the runtimes that have scenarios, in -runtimes order.
+func (r *fidReport) runtimes() []string {
+	var out []string
+	for _, rt := range r.f.rts {
+		if len(r.of(rt)) > 0 {
+			out = append(out, rt)
+		}
+	}
+	return out
+}
+
+func (r *fidReport) summary() {
+	r.p("## Errors\n\n")
+	r.p("Relative error = predicted / measured − 1, per scenario; each runtime's table gives the median and the largest absolute error over its scenarios, the median signed error (negative: the predictions run fast), and how many are within %.0f%%. The goal: a median error of at most %.0f%% on the time to target.\n\n", 100*fidGoal, 100*fidGoal)
 	ttt := fidMetrics[2]
-	med, _, _, _, _ := summary(fidErrors(r.sc, ttt, "run"))
-	verdict := "meets"
-	if !(med <= fidGoal) {
-		verdict = "misses"
+	for _, rt := range r.runtimes() {
+		sc := r.of(rt)
+		r.p("### %s\n\n", strings.ToUpper(fidRuntimeLabel[rt][:1])+fidRuntimeLabel[rt][1:])
+		rows := [][]string{{"measure", "prediction", "median error", "median signed", "worst error (scenario)", fmt.Sprintf("within %.0f%%", 100*fidGoal)}}
+		for _, m := range fidMetrics {
+			for _, kind := range fidKinds {
+				errs := fidErrors(sc, m, kind)
+				med, worst, at, within, n := summary(errs)
+				w := "–"
+				if at >= 0 {
+					w = fmt.Sprintf("%.0f%% (%s)", 100*worst, sc[at].name())
+				}
+				rows = append(rows, []string{m.label, kind, fidPct(med), fidSigned(signedMedian(errs)), w, fmt.Sprintf("%d of %d", within, n)})
+			}
+		}
+		r.table(rows)
+		med, _, _, _, _ := summary(fidErrors(sc, ttt, "run"))
+		verdict := "meets"
+		if !(med <= fidGoal) {
+			verdict = "misses"
+		}
+		r.p("\nFor %s, at the runs' speed the median error on the time to target is %s: the prediction %s the goal. ", fidRuntimeLabel[rt], fidPct(med), verdict)
+		pmed, _, _, _, _ := summary(fidErrors(sc, ttt, "profile"))
+		r.p("From the profile alone it is %s: the runs' compute time per point, relative to the profile's, ranged from %s to %s (a loaded machine computes slower, and the load moved between the calibration and the runs).\n\n", fidPct(pmed), fidNum(r.speedRange(sc, fidMin), 2), fidNum(r.speedRange(sc, fidMax), 2))
+		r.p("What each term of the model contributes: the prediction at the real runs' median inputs, and again with the operating system's stalls added, or with one term taken out (the same inputs otherwise); the *run* prediction, the median of the predictions of each real run, for comparison.\n\n")
+		rows = [][]string{{"prediction", "time per iteration: median error", "median signed", "time to target: median error", "median signed", fmt.Sprintf("time to target within %.0f%%", 100*fidGoal)}}
+		kinds := append([]string{"run", "median"}, fidAblationKeys(rt)...)
+		labels := append([]string{"run (each real run's inputs, the median prediction)", "at the median inputs (the full model)"}, fidAblationLabels(rt)...)
+		for i, kind := range kinds {
+			ie := fidErrors(sc, fidMetrics[0], kind)
+			te := fidErrors(sc, ttt, kind)
+			imed, _, _, _, _ := summary(ie)
+			tmed, _, _, within, n := summary(te)
+			rows = append(rows, []string{labels[i], fidPct(imed), fidSigned(signedMedian(ie)), fidPct(tmed), fidSigned(signedMedian(te)), fmt.Sprintf("%d of %d", within, n)})
+		}
+		r.table(rows)
+		r.p("\n")
 	}
-	r.p("\nAt the runs' speed the median error on the time to target is %s: the prediction %s the goal. ", fidPct(med), verdict)
-	pmed, _, _, _, _ := summary(fidErrors(r.sc, ttt, "profile"))
-	r.p("From the profile alone it is %s: the runs' compute time per point, relative to the profile's, ranged from %s to %s (a loaded machine computes slower, and the load moved between the calibration and the runs).\n\n", fidPct(pmed), fidNum(r.speedRange(fidMin), 2), fidNum(r.speedRange(fidMax), 2))
 	r.p("![predicted against measured](fidelity/fidelity.png)\n\n")
-	r.p("*Predicted against measured, one mark per scenario (colour: sync model; circle: LR, square: K-means; hollow: injected stragglers). Top row: at the runs' speed; bottom row: from the profile alone. The solid line is a perfect prediction, the dashed ones ±%.0f%%.*\n\n", 100*fidGoal)
-	r.p("What each term of the model contributes: the prediction at the real runs' median inputs, and again with the operating system's stalls added, or with one term taken out (the same inputs otherwise); the *run* prediction, the median of the predictions of each real run, for comparison.\n\n")
-	rows = [][]string{{"prediction", "time per iteration: median error", "median signed", "time to target: median error", "median signed", fmt.Sprintf("time to target within %.0f%%", 100*fidGoal)}}
-	kinds := append([]string{"run", "median"}, fidAblationKeys()...)
-	labels := append([]string{"run (each real run's inputs, the median prediction)", "at the median inputs (the full model)"}, fidAblationLabels()...)
-	for i, kind := range kinds {
-		ie := fidErrors(r.sc, fidMetrics[0], kind)
-		te := fidErrors(r.sc, ttt, kind)
-		imed, _, _, _, _ := summary(ie)
-		tmed, _, _, within, n := summary(te)
-		rows = append(rows, []string{labels[i], fidPct(imed), fidSigned(signedMedian(ie)), fidPct(tmed), fidSigned(signedMedian(te)), fmt.Sprintf("%d of %d", within, n)})
-	}
-	r.table(rows)
-	r.p("\n")
+	r.p("*Predicted against measured, one mark per scenario (colour: sync model; circle: LR, square: K-means; hollow: injected stragglers). One row of panels per runtime and prediction: %s. The solid line is a perfect prediction, the dashed ones ±%.0f%%.*\n\n", strings.Join(r.plotRows(), "; "), 100*fidGoal)
 }
 
-func fidAblationKeys() []string {
+// plotRows describe the plot's rows, top to bottom.
+func (r *fidReport) plotRows() []string {
 	var out []string
-	for _, a := range fidAblations {
-		out = append(out, a.key)
+	for _, rt := range r.runtimes() {
+		for _, kind := range fidKinds {
+			what := "at the runs' speed"
+			if kind == "profile" {
+				what = "from the profile alone"
+			}
+			out = append(out, fmt.Sprintf("%s, %s", fidRuntimeLabel[rt], what))
+		}
 	}
 	return out
 }
 
-func fidAblationLabels() []string {
+// fidAblationKeys are the variants of runtime rt ("": every variant).
+func fidAblationKeys(rt string) []string {
 	var out []string
 	for _, a := range fidAblations {
-		out = append(out, "at the median inputs "+a.label)
+		if rt == "" || a.rt == "" || a.rt == rt {
+			out = append(out, a.key)
+		}
 	}
 	return out
 }
 
-// speedRange is agg over the scenarios' real runs of their compute time
-// per point over the profile's.
-func (r *fidReport) speedRange(agg func([]float64) float64) float64 {
+func fidAblationLabels(rt string) []string {
+	var out []string
+	for _, a := range fidAblations {
+		if rt == "" || a.rt == "" || a.rt == rt {
+			out = append(out, "at the median inputs "+a.label)
+		}
+	}
+	return out
+}
+
+// speedRange is agg over the real runs of scenarios sc of their compute
+// time per point over the profile's.
+func (r *fidReport) speedRange(sc []*fidScenario, agg func([]float64) float64) float64 {
 	var v []float64
-	for _, s := range r.sc {
-		c, err := r.prof.CostModel(s.w.shape, "inproc")
+	for _, s := range sc {
+		c, err := r.prof.CostModel(s.w.shape, s.rt)
 		if err != nil {
 			continue
 		}
@@ -375,8 +434,8 @@ func (r *fidReport) scenarios() {
 // each scenario's real runs (medians over the repetitions).
 func (r *fidReport) machine() {
 	r.p("## The machine during the runs\n\n")
-	r.p("Medians over each scenario's real runs. *ns/point*: the workers' compute time per point (Busy less Injected pauses, over points), the speed the *run* prediction takes, with its range over the repetitions; *wake µs*: the wake probes' median; *CPU*: the cores' worth of CPU time the process got; *queued µs/it*: how long its threads waited in the operating system's run queue per iteration, and *preempted/it* how often the scheduler took a CPU from one of them (Linux `/proc/self/task/*/schedstat` and `status`); *stall µs* and *every µs*: the stalls the *with stalls* variant draws, the mean time a preemption took a thread's CPU (run-queue time less the wake-ups', per preemption) and the mean running time between two (CPU time per preemption); *GC/s*: garbage collections per second, and *GC %% CPU* their share of the process's CPU time. The counters are read at each run's progress reports at 10%% and 90%% of its length: the run itself, not its setup nor the objective's evaluation after it.\n\n")
-	rows := [][]string{{"scenario", "ns/point", "range", "wake µs", "CPU", "queued µs/it", "preempted/it", "stall µs", "every µs", "GC/s", "GC % CPU"}}
+	r.p("Medians over each scenario's real runs. *ns/point*: the workers' compute time per point (Busy less Injected pauses, over points), the speed the *run* prediction takes, with its range over the repetitions; *wake µs*: the wake probes' median; *CPU*: the cores' worth of CPU time the process got; *queued µs/it*: how long its threads waited in the operating system's run queue per iteration, and *preempted/it* how often the scheduler took a CPU from one of them (Linux `/proc/self/task/*/schedstat` and `status`); *stall µs* and *every µs*: the stalls the *with stalls* variant draws, the mean time a preemption took a thread's CPU (run-queue time less the wake-ups', per preemption) and the mean running time between two (CPU time per preemption); *GC/s*: garbage collections per second, and *GC %% CPU* their share of the process's CPU time (the coordinator's process); *commit µs*: the CPU time per commit beyond its points, every process's (their CPU time over the span, at that rate over the run, per commit, less a commit's points at the run's compute time per point: a floor, as that time holds the stalls in the batches), against *model µs*, the work per commit the prediction at the runs' median inputs takes. For the gRPC scenarios the counters add up the coordinator's and the worker processes' (`/proc/PID/task/*`). The counters are read at each run's progress reports at 10%% and 90%% of its length: the run itself, not its setup nor the objective's evaluation after it.\n\n")
+	rows := [][]string{{"scenario", "ns/point", "range", "wake µs", "CPU", "queued µs/it", "preempted/it", "stall µs", "every µs", "GC/s", "GC % CPU", "commit µs", "model µs"}}
 	for _, s := range r.sc {
 		pts := r.scen(s, func(m fidReal) float64 { return m.PointNS })
 		rows = append(rows, []string{s.name(), fidNum(s.measMedian(func(m fidReal) float64 { return m.PointNS }), 0),
@@ -387,10 +446,55 @@ func (r *fidReport) machine() {
 			fidNum(s.perIter(func(m fidReal) float64 { return float64(m.OS.Involuntary) }), 2),
 			fidNum(s.inputs().StallNS/1e3, 0), fidNum(s.inputs().StallEveryNS/1e3, 0),
 			fidNum(s.measMedian(func(m fidReal) float64 { return float64(m.GC.cycles) / m.Span.Seconds() }), 0),
-			fidNum(s.measMedian(func(m fidReal) float64 { return 100 * float64(m.GC.cpu) / float64(m.OS.CPU) }), 0)})
+			fidNum(s.measMedian(func(m fidReal) float64 { return 100 * float64(m.GC.cpu) / float64(m.OS.CPU) }), 0),
+			fidNum(s.commitMedian()/1e3, 0), fidNum(r.modelCommit(s)/1e3, 0)})
 	}
 	r.table(rows)
 	r.p("\n")
+}
+
+// commitCPU is a real run's CPU time per commit beyond its points, in
+// ns, every process's: its processes' CPU time over its span, at that
+// rate over the run, per commit, less the points of a commit at the
+// run's compute time per point (NaN where not measured). The compute
+// time per point is the workers' Busy time, which holds what stalls
+// fell in the batches: the figure is a floor.
+func commitCPU(m fidReal, r *harness.Result) float64 {
+	var commits, points int64
+	for _, w := range r.Workers {
+		commits += int64(w.Commits)
+		points += w.Points
+	}
+	if m.Span <= 0 || m.OS.CPU <= 0 || commits == 0 || r.Duration <= 0 {
+		return math.NaN()
+	}
+	cpu := float64(m.OS.CPU) / float64(m.Span) * float64(r.Duration)
+	return cpu/float64(commits) - float64(points)/float64(commits)*m.PointNS
+}
+
+// commitMedian is the median of commitCPU over the scenario's real runs.
+func (s *fidScenario) commitMedian() float64 {
+	var v []float64
+	for i, m := range s.meas {
+		if c := commitCPU(m, s.real[i]); !math.IsNaN(c) {
+			v = append(v, c)
+		}
+	}
+	med, err := stats.Median(v)
+	if err != nil {
+		return math.NaN()
+	}
+	return med
+}
+
+// modelCommit is the work per commit the prediction at the runs' median
+// inputs takes, in ns.
+func (r *fidReport) modelCommit(s *fidScenario) float64 {
+	c, err := s.runCost(r.prof, s.inputs())
+	if err != nil {
+		return math.NaN()
+	}
+	return float64(c.CommitCPU)
 }
 
 // scen is x over the scenario's real runs.
@@ -509,7 +613,11 @@ func (r *fidReport) model() {
 	r.p("## The model\n\n")
 	r.p("The simulator's cost model had a compute time per point, a message latency and bandwidth, and an apply time per entry, and every worker had a core of its own. Against the goroutine runtime on a machine of %d cores the model now also has (`harness.CostModel`, `harness/cores.go`):\n\n", r.prof.Machine.GOMAXPROCS)
 	r.p("- **Cores** (`Cores`): the workers share the cores as goroutines share GOMAXPROCS threads: a worker with points to compute waits for a free core, first come first served, and is preempted after 10 ms when others wait (Go's scheduler), so a round of N batches on C cores takes N/C batch times and each worker's turn counts as waiting, as the real runtime measures it.\n")
-	r.p("- **The runtime's work per commit** (`CommitCPU`): decoding a release, encoding a commit, the coordinator's handling of both and the garbage they make, computed on the shared cores before each batch's points. The profile measured it as %s (the process's CPU time per commit of runs committing one point at a time, in units of the profile's compute time per point).\n", r.commitLine())
+	r.p("- **The runtime's work per commit** (`CommitCPU`): decoding a release, encoding a commit, the coordinator's handling of both and the garbage they make, computed on the shared cores before each batch's points. The profile measured it as %s (the process's CPU time per commit of runs committing one point at a time, in units of the profile's compute time per point).", r.commitLine("inproc"))
+	if len(r.of("grpc")) > 0 {
+		r.p(" For the gRPC runtime it is %s: %s.", r.commitLine("grpc"), r.processLine())
+	}
+	r.p("\n")
 	r.p("- **Wake-ups** (`Wakeup`): a core idle for longer than a commit's round trip has gone to sleep, and starting a worker on it waits for the operating system to run its thread: %s in the profile, %s to %s µs in the probes around the real runs. A worker goes back to the core it ran on (the coordinator's release readies it on the P its commit woke).\n",
 		r.wakeLine(), fidNum(fidMin(r.all(func(m fidReal) float64 { return m.WakeNS / 1e3 })), 1), fidNum(fidMax(r.all(func(m fidReal) float64 { return m.WakeNS / 1e3 })), 1))
 	var st, ev []float64
@@ -524,8 +632,18 @@ func (r *fidReport) model() {
 	r.p("Unset, each is 0 and the simulator is what it was. The table under *Errors* shows what each contributes to the predictions here.\n\n")
 }
 
-func (r *fidReport) commitLine() string {
-	parts := r.perWorkload(func(s *fidScenario, c harness.CostModel) string {
+// processLine says what the profile measured of the worker processes'
+// work per commit.
+func (r *fidReport) processLine() string {
+	t, ok := r.prof.Transport("grpc")
+	if !ok || t.ProcessCommitNS <= 0 {
+		return "the profile has no measure of what worker processes add"
+	}
+	return fmt.Sprintf("the workload's work per commit over gRPC with both ends in one process (TLS, protobuf and system calls included), plus what separate worker processes add — a null commit took %.1f µs of CPU, every process's, with the workers in processes of their own and %.1f µs with them in the coordinator's (calibrate's `process_commit_ns` and `null_commit_ns`): each process's own scheduler, wake-ups across processes and garbage collection, %.1f µs per commit that the measure in one process lacks", t.ProcessCommitNS/1e3, t.NullCommitNS/1e3, (t.ProcessCommitNS-t.NullCommitNS)/1e3)
+}
+
+func (r *fidReport) commitLine(rt string) string {
+	parts := r.perWorkload(rt, func(s *fidScenario, c harness.CostModel) string {
 		if c.PointCost <= 0 {
 			return ""
 		}
@@ -537,16 +655,16 @@ func (r *fidReport) commitLine() string {
 	return strings.Join(parts, ", ")
 }
 
-// perWorkload is f of each workload's first scenario and its profile
-// cost model, in -workloads order ("" left out).
-func (r *fidReport) perWorkload(f func(*fidScenario, harness.CostModel) string) []string {
+// perWorkload is f of each workload's first scenario of runtime rt and
+// its profile cost model, in -workloads order ("" left out).
+func (r *fidReport) perWorkload(rt string, f func(*fidScenario, harness.CostModel) string) []string {
 	var out []string
 	for _, key := range r.f.works {
-		i := slices.IndexFunc(r.sc, func(s *fidScenario) bool { return s.w.key == key })
+		i := slices.IndexFunc(r.sc, func(s *fidScenario) bool { return s.w.key == key && s.rt == rt })
 		if i < 0 {
 			continue
 		}
-		c, err := r.prof.CostModel(r.sc[i].w.shape, "inproc")
+		c, err := r.prof.CostModel(r.sc[i].w.shape, rt)
 		if err != nil {
 			continue
 		}
@@ -568,10 +686,42 @@ func (r *fidReport) method() {
 	r.p("## Method\n\n")
 	r.p("- **Workloads**: LR — logistic regression with Adam (learning rate 0.005) on `synthetic:logistic`, 100 features; K-means — 16 clusters of `synthetic:blobs`-style Gaussian blobs (spread 10), 27 features, incremental EM. %s.\n", r.sizes())
 	r.p("- **Runs**: every run is what `syncbench compare` runs with `-workers N -stragglers S -sync MODEL -batch 500 -duration D -eval-every D/%d -seed %d` and `-clock real` or `-clock virtual` (the virtual runs with the cost model set from the profile, or from the profile and the real runs' inputs). D is 4 times the time to target of a virtual pilot run from the profile, between %v and %v, so that the snapshots time the target's crossing closely. The real runs go repetition by repetition (every scenario once, then again), so a slow minute of the shared machine touches one repetition of many scenarios.\n", r.f.snapshots(), r.f.seed, r.f.duration/20, r.f.duration)
-	r.p("- **Around each real run**: a wake probe right before and right after it (%d times, a goroutine locked to its thread sleeps 200 µs and sends the time to another whose thread sleeps in the receive; the median delay), and, from the run's progress report at 10%% of its length to the one at 90%%, the process's CPU time (`getrusage`), its threads' run-queue time and context switches (Linux `/proc`), and the garbage collector's cycles and CPU time (`runtime/metrics`).\n", r.f.wakeSamples())
+	if len(r.of("grpc")) > 0 {
+		r.p("- **The gRPC runs** (`-runtimes grpc`, `-grpc-workers %s`): what `compare -clock grpc` runs (`setupGRPC`, `grpcRuns.run`): the coordinator in this process listens on loopback with a job's TLS directory, and one `syncbench worker` process per worker, started once per workload and worker count, serves every run of its scenarios (the job's runs, `cluster.Job.Runs`), each run its own coordinator run whose trace `consistency.Check` passes. The workers load the data themselves: LR regenerates `synthetic:logistic` from the seed, K-means reads the blobs from a CSV file written exactly. Each worker writes what it did in each run (`syncbench worker -stats`: points, commits, Busy and Paused time, measured by the runtime code that measures a goroutine worker's), which the coordinator does not see; the compute time per point is the workers' as for the in-process runtime. The gRPC grid is %s at %s workers: a process per worker on this machine's %d cores, so that the grid stays affordable (each gRPC run took %s s longer than its length, the median: the job's fetch, the workers' data load, the join) and measures the runtime more than the operating system's scheduling of many processes.\n",
+			r.f.grpcList, r.gridLine(), r.f.grpcList, r.prof.Machine.NumCPU, fidNum(r.setupMedian("grpc"), 1))
+	}
+	r.p("- **Around each real run**: a wake probe right before and right after it (%d times, a goroutine locked to its thread sleeps 200 µs and sends the time to another whose thread sleeps in the receive; the median delay), and, from the run's progress report at 10%% of its length to the one at 90%%, the process's CPU time (`getrusage`), its threads' run-queue time and context switches (Linux `/proc`), and the garbage collector's cycles and CPU time (`runtime/metrics`); for the gRPC runs the worker processes' CPU time, run-queue time and context switches too (`/proc/PID/task/*`), added to the coordinator's, while the garbage collector's counters stay the coordinator's.\n", r.f.wakeSamples())
 	r.p("- **The prediction at the runs' speed**: the profile's cost model for the workload (`Profile.CostModel`) with every time — compute per point, apply per entry, message latency and cost, work per commit — scaled by a real run's compute time per point over the profile's (for the variants, the runs' median), %d cores (GOMAXPROCS: the compute time per point already holds what the other processes left of them), and the wake-up delay the probes around that run found (for the variants, the median). Each real run's prediction is a virtual run of its own: their timings differ, and so do the orders in which commits meet, as the real runs' do; the report takes the median. The *with stalls* variant adds stalls with the runs' median length and spacing and divides the work on the cores by 1 + stall/spacing (the measured compute time per point holds them).\n", r.prof.Machine.GOMAXPROCS)
 	r.p("- **Measures**: time per iteration = run length / mean commits per worker; wait fraction = `Result.WaitFraction` (from a commit to the next release, the worker's own clock on the real runtime); time to target = the first crossing of the target, interpolated between snapshots.\n")
 	r.p("- **The profile** (`%s`): %s.\n\n", r.source, r.profileLine())
+}
+
+// setupMedian is the median over runtime rt's real runs of their wall
+// time less their length, in seconds.
+func (r *fidReport) setupMedian(rt string) float64 {
+	var v []float64
+	for _, s := range r.of(rt) {
+		for _, m := range s.meas {
+			v = append(v, (m.Wall - s.dur).Seconds())
+		}
+	}
+	med, err := stats.Median(v)
+	if err != nil {
+		return math.NaN()
+	}
+	return med
+}
+
+// gridLine describes the gRPC grid: its workloads, models and
+// stragglers.
+func (r *fidReport) gridLine() string {
+	var ws []string
+	for _, key := range r.f.works {
+		if i := slices.IndexFunc(r.of("grpc"), func(s *fidScenario) bool { return s.w.key == key }); i >= 0 {
+			ws = append(ws, r.of("grpc")[i].w.label)
+		}
+	}
+	return fmt.Sprintf("%s × %s × with and without Injected stragglers", strings.Join(ws, " and "), strings.Join(r.f.syncs, ", "))
 }
 
 func (r *fidReport) sizes() string {
@@ -588,37 +738,44 @@ func (r *fidReport) sizes() string {
 }
 
 func (r *fidReport) profileLine() string {
-	parts := r.perWorkload(func(s *fidScenario, c harness.CostModel) string {
-		return fmt.Sprintf("%s %v per point, %v per apply entry, %v per commit", s.w.label, c.PointCost, c.EntryCost, c.CommitCPU.Round(100*time.Nanosecond))
-	})
-	if t, ok := r.prof.Transport("inproc"); ok {
-		parts = append(parts, fmt.Sprintf("in-process messages %.1f µs one way, %.2f µs each, %.0f MB/s", t.LatencyNS/1e3, t.MessageNS/1e3, t.Bandwidth/1e6))
+	var parts []string
+	for _, rt := range r.runtimes() {
+		parts = append(parts, r.perWorkload(rt, func(s *fidScenario, c harness.CostModel) string {
+			return fmt.Sprintf("%s %v per point, %v per apply entry, %v per commit (%s)", s.w.label, c.PointCost, c.EntryCost, c.CommitCPU.Round(100*time.Nanosecond), rt)
+		})...)
+	}
+	for _, rt := range r.runtimes() {
+		if t, ok := r.prof.Transport(rt); ok {
+			parts = append(parts, fmt.Sprintf("%s messages %.1f µs one way, %.2f µs each, %.0f MB/s", map[string]string{"inproc": "in-process", "grpc": "gRPC"}[rt], t.LatencyNS/1e3, t.MessageNS/1e3, t.Bandwidth/1e6))
+		}
 	}
 	parts = append(parts, fmt.Sprintf("%.2f cores, a wake-up %s", r.prof.Cores, r.wakeLine()))
 	return strings.Join(parts, "; ")
 }
 
-// plot draws predicted against measured: a row per prediction kind, a
-// column per measure.
+// plot draws predicted against measured: a row per runtime and
+// prediction kind, a column per measure.
 func (r *fidReport) plot(path string) error {
 	var rows [][]*plot.Plot
-	for _, kind := range fidKinds {
-		var row []*plot.Plot
-		for _, m := range fidMetrics {
-			p, err := r.panel(m, kind)
-			if err != nil {
-				return err
+	for _, rt := range r.runtimes() {
+		for _, kind := range fidKinds {
+			var row []*plot.Plot
+			for _, m := range fidMetrics {
+				p, err := r.panel(m, kind, rt)
+				if err != nil {
+					return err
+				}
+				row = append(row, p)
 			}
-			row = append(row, p)
+			rows = append(rows, row)
 		}
-		rows = append(rows, row)
 	}
-	return saveTiles(rows, 33*vg.Centimeter, 21*vg.Centimeter, path)
+	return saveTiles(rows, 33*vg.Centimeter, vg.Length(len(rows))*10.5*vg.Centimeter, path)
 }
 
-func (r *fidReport) panel(m fidMetric, kind string) (*plot.Plot, error) {
+func (r *fidReport) panel(m fidMetric, kind, rt string) (*plot.Plot, error) {
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s (%s)", m.label, kind)
+	p.Title.Text = fmt.Sprintf("%s: %s (%s)", rt, m.label, kind)
 	p.X.Label.Text = "measured (" + m.unit + ")"
 	p.Y.Label.Text = "predicted (" + m.unit + ")"
 	p.Add(plotter.NewGrid())
@@ -629,7 +786,7 @@ func (r *fidReport) panel(m fidMetric, kind string) (*plot.Plot, error) {
 		glyph draw.GlyphDrawer
 	}
 	var pts []pt
-	for _, s := range r.sc {
+	for _, s := range r.of(rt) {
 		x, y := s.measured(m), s.predicted(m, kind)
 		if math.IsNaN(x) || math.IsNaN(y) || (m.log && (x <= 0 || y <= 0)) {
 			continue
@@ -705,12 +862,12 @@ func writeFidelityCSV(path string, sc []*fidScenario, withReal bool) error {
 		return err
 	}
 	w := csv.NewWriter(fh)
-	w.Write([]string{"workload", "workers", "stragglers", "sync", "run", "per_iteration_ms", "wait_fraction", "time_to_target_ms", "final", "versions", "iterations",
+	w.Write([]string{"runtime", "workload", "workers", "stragglers", "sync", "run", "per_iteration_ms", "wait_fraction", "time_to_target_ms", "final", "versions", "iterations",
 		"point_ns", "wake_ns", "procs", "stall_ms", "stall_every_ms", "load", "cpu_s", "span_s", "runqueue_ms", "involuntary", "voluntary", "gc_cycles", "gc_cpu_ms", "target"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
 	for _, s := range sc {
 		emit := func(run string, r *harness.Result, in []string) {
-			row := []string{s.w.key, strconv.Itoa(s.workers), strconv.FormatBool(s.strag), s.sync, run,
+			row := []string{s.rt, s.w.key, strconv.Itoa(s.workers), strconv.FormatBool(s.strag), s.sync, run,
 				f(float64(perIteration(r).Seconds() * 1e3)), f(r.WaitFraction), f(fidMetrics[2].of(s, r)), f(r.Final), strconv.FormatUint(uint64(r.Versions), 10), f(r.Iterations)}
 			for len(in) < 13 {
 				in = append(in, "")
@@ -733,7 +890,7 @@ func writeFidelityCSV(path string, sc []*fidScenario, withReal bool) error {
 				emit(fmt.Sprintf("virtual-run#%d", i+1), r, inputs(inputsOf(s.meas[i:i+1])))
 			}
 		}
-		for _, kind := range append([]string{"median", "profile"}, fidAblationKeys()...) {
+		for _, kind := range append([]string{"median", "profile"}, fidAblationKeys("")...) {
 			r := s.result(kind)
 			if r == nil {
 				continue
