@@ -181,7 +181,7 @@ type TransportCost struct {
 	WorkerNS float64 `json:"worker_ns,omitempty"`
 	// ProcessCommitNS and NullCommitNS (grpc; 0 if not measured) are
 	// what separate worker processes add to the gRPC runtime's work per
-	// commit: the CPU time, every process's, per commit of ASP runs of
+	// commit: the CPU time, every process's, per commit of BSP runs of
 	// workers committing one point of a tiny workload at a time, with
 	// the workers in processes of their own (syncbench worker, on this
 	// machine's cores), and with them in the coordinator's process over
@@ -191,6 +191,14 @@ type TransportCost struct {
 	// CostModel adds it.
 	ProcessCommitNS float64 `json:"process_commit_ns,omitempty"`
 	NullCommitNS    float64 `json:"null_commit_ns,omitempty"`
+	// ProcessLatencyNS (grpc; 0 if not measured) is the one-way latency
+	// of a message between processes: LatencyNS plus half of how much
+	// longer a null BSP round of one worker takes with the worker in a
+	// process of its own than in the coordinator's (the message reaching
+	// the other process and its sleeping thread running). CostModel
+	// takes it as the latency of transport grpc (LatencyNS is between
+	// goroutines of one process).
+	ProcessLatencyNS float64 `json:"process_latency_ns,omitempty"`
 	// Rounds are the null rounds measured: workers, median round time.
 	Rounds []RoundSample `json:"rounds,omitempty"`
 }
@@ -316,8 +324,9 @@ func (w WorkloadCost) PointCost(s WorkloadShape) time.Duration {
 // NullCommitNS; an error naming the file and the field if the profile
 // lacks them), Cores and
 // Wakeup the profile's, Bandwidth the transport's, MessageCost its
-// MessageNS and Latency its one-way latency less that (at least 1 ns:
-// CostModel reads 0 as its 100 µs default). ClusterCostModel models a
+// MessageNS and Latency its one-way latency less that (for grpc, its
+// ProcessLatencyNS, between processes; at least 1 ns: CostModel reads 0
+// as its 100 µs default). ClusterCostModel models a
 // cluster of machines like this one instead.
 func (p *Profile) CostModel(s WorkloadShape, transport string) (CostModel, error) {
 	w, t, err := p.entries(s, transport)
@@ -332,15 +341,19 @@ func (p *Profile) CostModel(s WorkloadShape, transport string) (CostModel, error
 		case !(w.GRPCCommitNS > 0):
 			return CostModel{}, p.errorf(fmt.Sprintf("workloads[%d].grpc_commit_ns", i),
 				"missing: the gRPC runtime's work per commit (%s) was not measured, and predicting the gRPC runtime needs it; run syncbench calibrate again (with grpc in -transports)", w.Key)
-		case !(t.ProcessCommitNS > 0 && t.NullCommitNS > 0):
+		case !(t.ProcessCommitNS > 0 && t.NullCommitNS > 0 && t.ProcessLatencyNS > 0):
 			return CostModel{}, p.errorf(fmt.Sprintf("transports[%d].process_commit_ns", j),
 				"missing: what worker processes add to the gRPC runtime's work per commit was not measured, and predicting the gRPC runtime needs it; run syncbench calibrate again (with grpc in -transports)")
 		}
 		commit = max(w.GRPCCommitNS+t.ProcessCommitNS-t.NullCommitNS, 0)
 	}
+	latency := max(nanos(t.LatencyNS-t.MessageNS), 1)
+	if transport == "grpc" {
+		latency = max(nanos(t.ProcessLatencyNS), 1)
+	}
 	return CostModel{
 		PointCost:   w.PointCost(s),
-		Latency:     max(nanos(t.LatencyNS-t.MessageNS), 1),
+		Latency:     latency,
 		Bandwidth:   t.Bandwidth,
 		EntryCost:   max(nanos(w.ApplyEntryNS), 1),
 		MessageCost: nanos(t.MessageNS),
@@ -577,6 +590,9 @@ func (p *Profile) Validate() error {
 			return err
 		}
 		if err := p.checkNumber(at+".null_commit_ns", t.NullCommitNS, false); err != nil {
+			return err
+		}
+		if err := p.checkNumber(at+".process_latency_ns", t.ProcessLatencyNS, false); err != nil {
 			return err
 		}
 		for j, s := range t.Samples {

@@ -340,6 +340,9 @@ func (w *realWorker) run(ctx context.Context) (rerr error) {
 			}
 		}
 	}()
+	// Wait counts from a commit to the next release: not the join, which
+	// for a remote worker lasts until every worker process has joined.
+	released := false
 	w.waitFrom = time.Now()
 	stopped, err := w.join(ctx, w.inherited)
 	switch {
@@ -361,7 +364,9 @@ func (w *realWorker) run(ctx context.Context) (rerr error) {
 			}
 			continue
 		case m.Kind == transport.Stop:
-			w.sh.stats.Wait += time.Since(w.waitFrom)
+			if released {
+				w.sh.stats.Wait += time.Since(w.waitFrom)
+			}
 			return w.finish(ctx, nil)
 		case m.Kind == transport.Reject:
 			if stopped, err := w.rejected(ctx, m, nil); err != nil || stopped {
@@ -371,7 +376,10 @@ func (w *realWorker) run(ctx context.Context) (rerr error) {
 		case m.Kind != transport.Release || m.Clock < want:
 			continue // an old ack, or a release already started
 		}
-		w.sh.stats.Wait += time.Since(w.waitFrom)
+		if released {
+			w.sh.stats.Wait += time.Since(w.waitFrom)
+		}
+		released = true
 		w.want.Store(m.Clock + 1)
 		commit, err := w.compute(ctx, m)
 		switch {

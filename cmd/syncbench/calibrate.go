@@ -736,7 +736,8 @@ func runtimeCommit(ctx context.Context, alg algorithms.Algorithm, seed uint64, s
 	perCommit := func(batch int) (float64, error) {
 		e := harness.Experiment{Algorithm: alg, Sync: consistency.Spec{Kind: consistency.ASP}, Workers: workers, Batch: batch,
 			Clock: harness.Real, Duration: dur, EvalEvery: dur, Seed: seed}
-		return cpuPerCommit(e, nil, func(e harness.Experiment) error { return runOver(ctx, e, nw) })
+		c, _, err := perVersion(e, nil, func(e harness.Experiment) error { return runOver(ctx, e, nw) })
+		return c, err
 	}
 	var ones, batches []float64
 	for range repeats {
@@ -764,12 +765,13 @@ func runtimeCommit(ctx context.Context, alg algorithms.Algorithm, seed uint64, s
 	return (c1 - p) * pointNS / p, nil
 }
 
-// cpuPerCommit runs ASP experiment e with run and returns the CPU time
-// per commit (per server version) of this process and the processes
-// pids together, between the run's first and last progress reports (no
-// setup, no checking of the trace); NaN if no commit fell between them.
-func cpuPerCommit(e harness.Experiment, pids []int, run func(harness.Experiment) error) (float64, error) {
-	var cpu0, cpu1 time.Duration
+// perVersion runs experiment e with run and returns the CPU time of
+// this process and the processes pids together and the time, per server
+// version (a commit under ASP, a round under BSP), between the run's
+// first and last progress reports (no setup, no checking of the trace);
+// NaN if no version fell between them.
+func perVersion(e harness.Experiment, pids []int, run func(harness.Experiment) error) (cpu, wall float64, err error) {
+	var cpu0, cpu1, t0, t1 time.Duration
 	var v0, v1 consistency.Version
 	reports := 0
 	e.Progress = func(p harness.Progress) {
@@ -778,18 +780,18 @@ func cpuPerCommit(e harness.Experiment, pids []int, run func(harness.Experiment)
 			c += readProcStats(pid).CPU
 		}
 		if reports == 0 {
-			cpu0, v0 = c, p.Version
+			cpu0, v0, t0 = c, p.Version, p.Elapsed
 		}
-		cpu1, v1 = c, p.Version
+		cpu1, v1, t1 = c, p.Version, p.Elapsed
 		reports++
 	}
 	if err := run(e); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if v1 <= v0 {
-		return math.NaN(), nil
+		return math.NaN(), math.NaN(), nil
 	}
-	return float64(cpu1-cpu0) / float64(v1-v0), nil
+	return float64(cpu1-cpu0) / float64(v1-v0), float64(t1-t0) / float64(v1-v0), nil
 }
 
 // runOver runs e over nw (nil: the in-process transport).

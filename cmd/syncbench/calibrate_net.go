@@ -111,7 +111,7 @@ func calibrateTransport(ctx context.Context, f *calibrateFlags, name string, std
 		return tc, fmt.Errorf("null rounds: %w", err)
 	}
 	if name == "grpc" {
-		if err := processCommit(ctx, f, nw, &tc, stderr); err != nil {
+		if err := processCommit(ctx, f, &nw, &tc, stderr); err != nil {
 			return tc, fmt.Errorf("worker processes: %w", err)
 		}
 	}
@@ -119,38 +119,72 @@ func calibrateTransport(ctx context.Context, f *calibrateFlags, name string, std
 }
 
 // processCommit measures what worker processes of their own add to the
-// gRPC runtime's work per commit (TransportCost.ProcessCommitNS and
-// NullCommitNS): ASP runs of commitWorkers workers committing one point
-// of a tiny LR workload at a time, their CPU time per commit, every
-// process's, with the workers as syncbench worker processes on loopback
-// with TLS (compare -clock grpc's, setupGRPC) and with them in this
-// process over nw; the medians of repeats runs of each, in turn.
-func processCommit(ctx context.Context, f *calibrateFlags, nw network, tc *harness.TransportCost, stderr io.Writer) error {
-	workers := commitWorkers()
+// gRPC runtime (TransportCost.ProcessCommitNS, NullCommitNS and
+// ProcessLatencyNS): BSP runs of workers committing one point of a tiny
+// LR workload at a time, with the workers as syncbench worker processes
+// on loopback with TLS (compare -clock grpc's, setupGRPC) and with them
+// in this process over nw, in turn. With commitWorkers workers, their
+// CPU time per commit, every process's; with one worker, how much
+// longer a round takes with the worker in a process of its own: twice
+// what a message between processes takes beyond one between goroutines
+// (LatencyNS), the message reaching the other process and its sleeping
+// thread running. (A round's time less its CPU time would not do: the
+// processes' idle threads spin, in parallel, looking for work.)
+func processCommit(ctx context.Context, f *calibrateFlags, nw *network, tc *harness.TransportCost, stderr io.Writer) error {
 	dur, runs := 4*f.minTime, min(f.repeats, 5)
 	if f.quick {
 		dur, runs = 50*time.Millisecond, 2
 	}
+	workers := commitWorkers()
+	procs, pair, _, _, err := nullProcs(ctx, f.seed, nw, workers, runs, dur)
+	if err != nil {
+		return err
+	}
+	if len(procs) == 0 {
+		return fmt.Errorf("no round in %d runs of %v", runs, dur)
+	}
+	tc.ProcessCommitNS, _ = stats.Median(procs)
+	tc.NullCommitNS, _ = stats.Median(pair)
+	_, _, wall1, pwall1, err := nullProcs(ctx, f.seed, nw, 1, runs, dur)
+	if err != nil {
+		return err
+	}
+	if len(wall1) == 0 {
+		return fmt.Errorf("no round of one worker process in %d runs of %v", runs, dur)
+	}
+	w, _ := stats.Median(wall1)
+	pw, _ := stats.Median(pwall1)
+	tc.ProcessLatencyNS = max(tc.LatencyNS+(w-pw)/2, 1)
+	fmt.Fprintf(stderr, "syncbench calibrate: %s: a null commit takes %.1f µs of CPU with %d worker processes, %.1f µs with the workers in one process; a null round of one worker %.1f µs in a process of its own, %.1f µs in one process: %.1f µs one way between processes\n",
+		tc.Name, tc.ProcessCommitNS/1e3, workers, tc.NullCommitNS/1e3, w/1e3, pw/1e3, tc.ProcessLatencyNS/1e3)
+	return nil
+}
+
+// nullProcs runs runs null BSP runs of dur with workers worker processes
+// (and, with nw, each also with the workers in this process over nw) and
+// returns, per run with a round in its span, the CPU time per commit of
+// the processes and of the one process, and the time per round of each.
+func nullProcs(ctx context.Context, seed uint64, nw *network, workers, runs int, dur time.Duration) (procs, pair, wall, pairWall []float64, err error) {
 	var cf compareFlags
 	fs := flag.NewFlagSet("syncbench calibrate", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	cf.register(fs)
 	const n = 1024
 	args := []string{"-algo", "lr", "-data", "synthetic:logistic", "-n", strconv.Itoa(n), "-dim", "2", "-workers", strconv.Itoa(workers),
-		"-sync", "asp", "-batch", "1", "-duration", dur.String(), "-eval-every", dur.String(), "-seed", strconv.FormatUint(f.seed, 10), "-clock", "grpc"}
+		"-stragglers", "0", "-sync", "bsp", "-batch", "1", "-duration", dur.String(), "-eval-every", dur.String(), "-seed", strconv.FormatUint(seed, 10), "-clock", "grpc"}
 	if err := fs.Parse(args); err != nil {
-		return err
+		return nil, nil, nil, nil, err
 	}
 	if err := cf.check(); err != nil {
-		return err
+		return nil, nil, nil, nil, err
 	}
-	d, err := loadData("synthetic:logistic", synthSize{n, 2}, f.seed)
+	d, err := loadData("synthetic:logistic", synthSize{n, 2}, seed)
 	if err != nil {
-		return err
+		return nil, nil, nil, nil, err
 	}
 	alg, err := build(&cf.workloadFlags, d)
 	if err != nil {
-		return err
+		return nil, nil, nil, nil, err
 	}
 	cf.grpcRunCount = runs
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -158,15 +192,14 @@ func processCommit(ctx context.Context, f *calibrateFlags, nw network, tc *harne
 	cleanup, err := cf.setupGRPC(io.Discard, "syncbench calibrate", cancel)
 	defer cleanup()
 	if err != nil {
-		return err
+		return nil, nil, nil, nil, err
 	}
-	var procs, pair []float64
 	for i := range runs {
-		e, err := cf.experimentFor(ctx, alg, mustPlan("asp"))
+		e, err := cf.experimentFor(ctx, alg, mustPlan("bsp"))
 		if err != nil {
-			return err
+			return nil, nil, nil, nil, err
 		}
-		c, err := cpuPerCommit(e, cf.grpc.pids(), func(e harness.Experiment) error {
+		c, t, err := perVersion(e, cf.grpc.pids(), func(e harness.Experiment) error {
 			_, err := cf.grpc.run(ctx, e, d, i)
 			if cause := context.Cause(ctx); err != nil && cause != nil && !errors.Is(cause, context.Canceled) {
 				err = cause
@@ -174,25 +207,20 @@ func processCommit(ctx context.Context, f *calibrateFlags, nw network, tc *harne
 			return err
 		})
 		if err != nil {
-			return err
+			return nil, nil, nil, nil, err
 		}
-		e.Clock, e.Lease, e.JoinTimeout = harness.Real, 0, 0
-		cp, err := cpuPerCommit(e, nil, func(e harness.Experiment) error { return runOver(ctx, e, &nw) })
-		if err != nil {
-			return err
+		cp, tp := 0.0, 0.0
+		if nw != nil {
+			e.Clock, e.Lease, e.JoinTimeout = harness.Real, 0, 0
+			if cp, tp, err = perVersion(e, nil, func(e harness.Experiment) error { return runOver(ctx, e, nw) }); err != nil {
+				return nil, nil, nil, nil, err
+			}
 		}
 		if !math.IsNaN(c) && !math.IsNaN(cp) {
-			procs, pair = append(procs, c), append(pair, cp)
+			procs, pair, wall, pairWall = append(procs, c/float64(workers)), append(pair, cp/float64(workers)), append(wall, t), append(pairWall, tp)
 		}
 	}
-	if len(procs) == 0 {
-		return fmt.Errorf("no commit in %d runs of %v", runs, dur)
-	}
-	tc.ProcessCommitNS, _ = stats.Median(procs)
-	tc.NullCommitNS, _ = stats.Median(pair)
-	fmt.Fprintf(stderr, "syncbench calibrate: %s: a null commit takes %.1f µs of CPU with %d worker processes, %.1f µs with the workers in one process\n",
-		tc.Name, tc.ProcessCommitNS/1e3, workers, tc.NullCommitNS/1e3)
-	return nil
+	return procs, pair, wall, pairWall, nil
 }
 
 // calibrationWorkers are the worker counts of the null rounds.
