@@ -340,7 +340,7 @@ func (p *Profile) CostModel(s WorkloadShape, transport string) (CostModel, error
 		switch {
 		case !(w.GRPCCommitNS > 0):
 			return CostModel{}, p.errorf(fmt.Sprintf("workloads[%d].grpc_commit_ns", i),
-				"missing: the gRPC runtime's work per commit (%s) was not measured, and predicting the gRPC runtime needs it; run syncbench calibrate again (with grpc in -transports)", w.Key)
+				"missing: the gRPC runtime's work per commit (%s) was not measured (a profile from before it was, or timings too noisy), and predicting the gRPC runtime needs it; run syncbench calibrate again (with grpc in -transports)", w.Key)
 		case !(t.ProcessCommitNS > 0 && t.NullCommitNS > 0 && t.ProcessLatencyNS > 0):
 			return CostModel{}, p.errorf(fmt.Sprintf("transports[%d].process_commit_ns", j),
 				"missing: what worker processes add to the gRPC runtime's work per commit was not measured, and predicting the gRPC runtime needs it; run syncbench calibrate again (with grpc in -transports)")

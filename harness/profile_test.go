@@ -3,6 +3,7 @@ package harness_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -129,6 +130,65 @@ func TestProfileCostModel(t *testing.T) {
 		if !errors.Is(err, harness.ErrProfile) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("CostModel(%+v, %s) = %v; want ErrProfile saying %q", tc.shape, tc.transport, err, tc.want)
 		}
+	}
+}
+
+// Over transport grpc the work per commit is the gRPC runtime's, in one
+// process plus what worker processes add, and the latency is between
+// processes; a profile from before they were measured loads, and fails
+// only a gRPC prediction, naming the file and the field.
+func TestProfileCostModelGRPC(t *testing.T) {
+	p := testProfile()
+	p.Transports = append(p.Transports, harness.TransportCost{Name: "grpc", LatencyNS: 15000, Bandwidth: 2e8, MessageNS: 3000,
+		ProcessCommitNS: 200000, NullCommitNS: 30000, ProcessLatencyNS: 45000})
+	p.Workloads[0].GRPCCommitNS = 40000
+	var b bytes.Buffer
+	if err := harness.WriteProfile(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	q, err := harness.ParseProfile("new.json", b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := q.CostModel(harness.WorkloadShape{Algo: "lr", Dim: 100}, "grpc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 40 µs in one process + (200 − 30) µs that the processes add.
+	if c.CommitCPU != 210*time.Microsecond || c.Latency != 45*time.Microsecond || c.MessageCost != 3*time.Microsecond || c.Bandwidth != 2e8 {
+		t.Errorf("CostModel(lr, grpc) = %+v; want commit 210µs, latency 45µs, message 3µs, 2e8 B/s", c)
+	}
+	if c, err := q.CostModel(harness.WorkloadShape{Algo: "lr", Dim: 100}, "inproc"); err != nil || c.CommitCPU != 15*time.Microsecond {
+		t.Errorf("CostModel(lr, inproc) = %+v, %v; want the in-process commit 15µs", c, err)
+	}
+	// The old profile: no grpc_commit_ns, no process_commit_ns.
+	old := testProfile()
+	old.Transports = append(old.Transports, harness.TransportCost{Name: "grpc", LatencyNS: 15000, Bandwidth: 2e8, MessageNS: 3000})
+	b.Reset()
+	if err := harness.WriteProfile(&b, old); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "grpc_commit_ns") || strings.Contains(b.String(), "process_commit_ns") {
+		t.Fatalf("an old profile has the new fields:\n%s", b.String())
+	}
+	o, err := harness.ParseProfile("old.json", b.Bytes())
+	if err != nil {
+		t.Fatalf("an old profile does not load: %v", err)
+	}
+	if _, err := o.CostModel(harness.WorkloadShape{Algo: "lr", Dim: 100}, "inproc"); err != nil {
+		t.Errorf("an old profile's in-process prediction: %v", err)
+	}
+	_, err = o.CostModel(harness.WorkloadShape{Algo: "lr", Dim: 100}, "grpc")
+	if want := "harness: profile old.json: workloads[0].grpc_commit_ns: missing"; !errors.Is(err, harness.ErrProfile) || !strings.HasPrefix(fmt.Sprint(err), want) || strings.Contains(err.Error(), "\n") {
+		t.Errorf("CostModel(lr, grpc) of an old profile = %v; want a one-line ErrProfile starting %q", err, want)
+	}
+	old.Workloads[0].GRPCCommitNS = 40000
+	b.Reset()
+	harness.WriteProfile(&b, old)
+	o, _ = harness.ParseProfile("old.json", b.Bytes())
+	_, err = o.CostModel(harness.WorkloadShape{Algo: "lr", Dim: 100}, "grpc")
+	if want := "harness: profile old.json: transports[2].process_commit_ns: missing"; !errors.Is(err, harness.ErrProfile) || !strings.HasPrefix(fmt.Sprint(err), want) {
+		t.Errorf("CostModel(lr, grpc) without the processes' costs = %v; want ErrProfile starting %q", err, want)
 	}
 }
 

@@ -532,9 +532,11 @@ func calibrateWorkload(ctx context.Context, f *calibrateFlags, key string, stder
 	wc.CommitNS, _ = stats.Median(commits)
 	if grpcNet != nil {
 		// The median over the sizes whose timings left a positive cost.
-		wc.GRPCCommitNS, _ = stats.Median(grpcCommits)
+		if len(grpcCommits) > 0 {
+			wc.GRPCCommitNS, _ = stats.Median(grpcCommits)
+		}
 		if !(wc.GRPCCommitNS > 0) {
-			return wc, fmt.Errorf("the gRPC runtime's work per commit: no size's timings left a positive cost per commit; try a larger -min-time")
+			fmt.Fprintf(stderr, "syncbench calibrate: %s: the gRPC runtime's work per commit not measured: no size's timings left a positive cost per commit (a larger -min-time may); gRPC predictions of %s will refuse the profile\n", key, key)
 		}
 	}
 	return wc, nil

@@ -70,7 +70,7 @@ func calibrateTransport(ctx context.Context, f *calibrateFlags, name string, std
 		}
 	case "grpc":
 		var err error
-		if nw, err = grpcNetwork(slices.Max(calibrationWorkers(f.quick))); err != nil {
+		if nw, err = grpcNetwork(max(slices.Max(calibrationWorkers(f.quick)), commitWorkers())); err != nil {
 			return harness.TransportCost{}, err
 		}
 	}

@@ -34,10 +34,11 @@ func calibrateQuick(t *testing.T, more ...string) (*harness.Profile, string) {
 }
 
 // calibrate -quick on a tiny scale: every workload asked for, a fit and
-// samples each; both network transports with their null rounds; the
-// machine and date as given; Redis skipped with a message.
+// samples each; the in-process transport with its null rounds; the
+// machine and date as given; Redis skipped with a message. (gRPC:
+// TestCalibrateGRPC.)
 func TestCalibrateQuick(t *testing.T) {
-	p, stderr := calibrateQuick(t, "-workloads", "lr,kmeans,pmf", "-transports", "inproc,grpc,redis")
+	p, stderr := calibrateQuick(t, "-workloads", "lr,kmeans,pmf", "-transports", "inproc,redis")
 	if p.Date != "2026-01-02" || p.Machine.GOOS == "" || p.Machine.GOMAXPROCS < 1 || p.Machine.Go == "" {
 		t.Errorf("date and machine = %q, %+v", p.Date, p.Machine)
 	}
@@ -55,7 +56,23 @@ func TestCalibrateQuick(t *testing.T) {
 	if _, ok := p.Workload("gmm"); ok {
 		t.Errorf("gmm measured without being asked for")
 	}
-	for _, name := range []string{"inproc", "grpc"} {
+	checkTransports(t, p, "inproc")
+	if _, ok := p.Transport("grpc"); ok || strings.Contains(stderr, "over gRPC") {
+		t.Errorf("grpc measured without being asked for")
+	}
+	if _, ok := p.Transport("redis"); ok || !strings.Contains(stderr, "redis skipped: give -redis redis://HOST:PORT") {
+		t.Errorf("redis without -redis: in the profile %v, stderr %q", ok, stderr)
+	}
+	if !(p.Cores > 0) || p.Cores > float64(p.Machine.GOMAXPROCS) {
+		t.Errorf("cores %v with GOMAXPROCS %d", p.Cores, p.Machine.GOMAXPROCS)
+	}
+}
+
+// checkTransports checks that the profile has each of names measured,
+// with its null rounds.
+func checkTransports(t *testing.T, p *harness.Profile, names ...string) {
+	t.Helper()
+	for _, name := range names {
 		tc, ok := p.Transport(name)
 		if !ok {
 			t.Fatalf("no transport %q", name)
@@ -64,11 +81,27 @@ func TestCalibrateQuick(t *testing.T) {
 			t.Errorf("%s: %+v", name, tc)
 		}
 	}
-	if _, ok := p.Transport("redis"); ok || !strings.Contains(stderr, "redis skipped: give -redis redis://HOST:PORT") {
-		t.Errorf("redis without -redis: in the profile %v, stderr %q", ok, stderr)
+}
+
+// calibrate -quick -transports grpc: gRPC over loopback with TLS, its
+// null rounds, the gRPC runtime's work per commit at each size, and
+// what worker processes (syncbench worker: this test binary, TestMain)
+// add to it and to a message's latency.
+func TestCalibrateGRPC(t *testing.T) {
+	p, stderr := calibrateQuick(t, "-workloads", "lr", "-transports", "grpc")
+	checkTransports(t, p, "grpc")
+	if n := strings.Count(stderr, "µs over gRPC"); n != 2 {
+		t.Errorf("%d sizes with the gRPC runtime's work per commit; want 2:\n%s", n, stderr)
 	}
-	if !(p.Cores > 0) || p.Cores > float64(p.Machine.GOMAXPROCS) {
-		t.Errorf("cores %v with GOMAXPROCS %d", p.Cores, p.Machine.GOMAXPROCS)
+	w, _ := p.Workload("lr")
+	if !(w.GRPCCommitNS > 0) && !strings.Contains(stderr, "lr: the gRPC runtime's work per commit not measured") {
+		t.Errorf("lr: grpc_commit_ns %v, and no word of it:\n%s", w.GRPCCommitNS, stderr)
+	}
+	if tc, _ := p.Transport("grpc"); !(tc.ProcessCommitNS > 0 && tc.NullCommitNS > 0 && tc.ProcessLatencyNS > 0) {
+		t.Errorf("grpc: worker processes' costs %v, %v, latency %v; want them measured", tc.ProcessCommitNS, tc.NullCommitNS, tc.ProcessLatencyNS)
+	}
+	if _, ok := p.Transport("inproc"); ok {
+		t.Errorf("inproc measured without being asked for")
 	}
 }
 

@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"runtime"
 	"testing"
 	"time"
 
+	"github.com/syncmodels/syncmodels/consistency"
 	"github.com/syncmodels/syncmodels/harness"
 )
 
@@ -44,7 +46,7 @@ func TestFidelityVirtualDeterministic(t *testing.T) {
 	}
 	var csvs [2][]byte
 	for i := range csvs {
-		f := quickFidelity(t, "-quick", "-workloads", "lr", "-workers", "4", "-sync", "bsp,fsp:2ms", "-duration", "10ms")
+		f := quickFidelity(t, "-quick", "-runtimes", "inproc", "-workloads", "lr", "-workers", "4", "-sync", "bsp,fsp:2ms", "-duration", "10ms")
 		sc, err := f.scenarios()
 		if err != nil {
 			t.Fatal(err)
@@ -70,11 +72,12 @@ func TestFidelityVirtualDeterministic(t *testing.T) {
 		if csvs[i], err = os.ReadFile(path); err != nil {
 			t.Fatal(err)
 		}
-		if n := bytes.Count(csvs[i], []byte("\n")); n != 1+(4+len(fidAblations))*len(sc) {
-			t.Fatalf("%d CSV lines for %d scenarios; want a header and %d per scenario", n, len(sc), 4+len(fidAblations))
+		per := 4 + len(fidAblationKeys("inproc"))
+		if n := bytes.Count(csvs[i], []byte("\n")); n != 1+per*len(sc) {
+			t.Fatalf("%d CSV lines for %d scenarios; want a header and %d per scenario", n, len(sc), per)
 		}
 		for _, s := range sc {
-			if len(s.reps) != 2 || slices.Contains(s.reps, nil) || s.run == nil || s.profile == nil || slices.Contains(s.ablated, nil) || s.dur <= 0 {
+			if len(s.reps) != 2 || slices.Contains(s.reps, nil) || s.run == nil || s.profile == nil || slices.Contains(s.ablated[:len(fidAblationKeys("inproc"))], nil) || s.dur <= 0 {
 				t.Fatalf("%s: predictions %v %v %v %v, run length %v", s.name(), s.reps, s.run != nil, s.profile != nil, s.ablated, s.dur)
 			}
 		}
@@ -108,7 +111,7 @@ func TestFidelityQuick(t *testing.T) {
 	}
 	dir := t.TempDir()
 	var out, errb bytes.Buffer
-	args := []string{"fidelity", "-quick", "-workloads", "lr", "-workers", "4", "-sync", "bsp,asp", "-profile", writeTestProfile(t), "-out", dir}
+	args := []string{"fidelity", "-quick", "-runtimes", "inproc", "-workloads", "lr", "-workers", "4", "-sync", "bsp,asp", "-profile", writeTestProfile(t), "-out", dir}
 	if code := run(args, &out, &errb); code != 0 {
 		t.Fatalf("syncbench %s = %d\n%s", strings.Join(args, " "), code, errb.String())
 	}
@@ -117,7 +120,7 @@ func TestFidelityQuick(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"# Fidelity: virtual time against the real runtime", "**-quick**", "**Machine**", "**Wall time**",
-		"## Errors", "| time to target | run |", "| time per iteration | profile |", "(fidelity/fidelity.png)", "| at the median inputs without the work per commit |",
+		"## Errors", "### The goroutine runtime (in process)", "| time to target | run |", "| time per iteration | profile |", "(fidelity/fidelity.png)", "| at the median inputs without the work per commit |",
 		"## Scenarios", "| lr/4/none/bsp |", "| lr/4/injected/asp |", "## The machine during the runs", "## Outliers", "## The model", "## Method"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("fidelity.md lacks %q", want)
@@ -135,11 +138,133 @@ func TestFidelityQuick(t *testing.T) {
 	// 4 scenarios (2 models × with and without stragglers), one real run,
 	// its prediction, the prediction at the median inputs, the profile's
 	// and the variants each.
-	if want := 1 + 4*(4+len(fidAblations)); bytes.Count(csv, []byte("\n")) != want {
+	if want := 1 + 4*(4+len(fidAblationKeys("inproc"))); bytes.Count(csv, []byte("\n")) != want {
 		t.Errorf("runs.csv has %d lines; want %d", bytes.Count(csv, []byte("\n")), want)
 	}
 	if st, err := os.Stat(filepath.Join(dir, "fidelity", "fidelity.png")); err != nil || st.Size() == 0 {
 		t.Errorf("fidelity.png: %v", err)
+	}
+}
+
+// The gRPC runtime's side of fidelity -quick: worker processes (this
+// test binary, TestMain) on loopback with TLS serve every run of a
+// workload's scenarios; each run's trace passed consistency.Check (the
+// coordinator's harness.Run checks it, and here again), the workers'
+// own Busy time and points give the compute time per point, the
+// processes' counters are read, and the report has the gRPC runtime's
+// tables and the variant without the processes' work per commit.
+func TestFidelityGRPC(t *testing.T) {
+	prof, err := harness.LoadProfile(writeTestProfileGRPC(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	f := quickFidelity(t, "-quick", "-runtimes", "grpc", "-workloads", "lr", "-sync", "bsp,asp", "-out", dir)
+	f.tmp = t.TempDir()
+	sc, err := f.scenarios()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := pilots(ctx, f, prof, sc); err != nil {
+		t.Fatal(err)
+	}
+	var progress bytes.Buffer
+	if err := f.runReal(ctx, sc, &progress); err != nil {
+		t.Fatalf("%v\n%s", err, progress.String())
+	}
+	for _, s := range sc {
+		if s.rt != "grpc" || len(s.real) != 1 || !strings.HasPrefix(s.name(), "grpc/lr/4/") {
+			t.Fatalf("%s: runtime %q, %d real runs", s.name(), s.rt, len(s.real))
+		}
+		r, m := s.real[0], s.meas[0]
+		if r.Trace == nil {
+			t.Fatalf("%s: no trace", s.name())
+		}
+		if err := consistency.Check(r.Trace); err != nil {
+			t.Errorf("%s: %v", s.name(), err)
+		}
+		var busy time.Duration
+		for _, w := range r.Workers {
+			busy += w.Busy
+		}
+		if busy <= 0 || !(m.PointNS > 0) || r.WaitFraction < 0 || r.WaitFraction > 1 {
+			t.Errorf("%s: workers' busy %v, %v ns per point, wait fraction %v", s.name(), busy, m.PointNS, r.WaitFraction)
+		}
+		if runtime.GOOS == "linux" && m.Span > 0 && (m.Workers.CPU <= 0 || m.OS.CPU < m.Workers.CPU) {
+			t.Errorf("%s: worker processes' CPU %v of %v", s.name(), m.Workers.CPU, m.OS.CPU)
+		}
+	}
+	if err := predict(ctx, f, prof, sc, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFidelityReport(f, prof, "test", sc, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "fidelity.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"### The gRPC runtime (worker processes)", "| grpc/lr/4/none/bsp |", "| grpc/lr/4/injected/asp |",
+		"| at the median inputs without the worker processes' share of the work per commit |", "`syncbench worker` process per worker", "-grpc-workers 4"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("fidelity.md lacks %q", want)
+		}
+	}
+	for _, absent := range []string{"NaN", "%!", "+Inf", "goroutine runtime (in process)"} {
+		if strings.Contains(string(md), absent) {
+			t.Errorf("fidelity.md has %q", absent)
+		}
+	}
+}
+
+// writeTestProfileGRPC is writeTestProfile's with the gRPC runtime's
+// costs.
+func writeTestProfileGRPC(t *testing.T) string {
+	t.Helper()
+	p, err := harness.LoadProfile(writeTestProfile(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range p.Workloads {
+		p.Workloads[i].GRPCCommitNS = 30000
+	}
+	p.Transports = append(p.Transports, harness.TransportCost{Name: "grpc", LatencyNS: 15000, Bandwidth: 2e8, MessageNS: 3000,
+		ProcessCommitNS: 150000, NullCommitNS: 30000, ProcessLatencyNS: 45000})
+	path := filepath.Join(t.TempDir(), "grpc.json")
+	var b bytes.Buffer
+	if err := harness.WriteProfile(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// A profile from before calibrate measured the gRPC runtime's work per
+// commit fails fidelity -runtimes grpc before any run, naming the file
+// and the field; the in-process side still takes it.
+func TestFidelityOldProfile(t *testing.T) {
+	// An old profile: a grpc transport without the processes' costs, and
+	// no grpc_commit_ns.
+	p, err := harness.LoadProfile(writeTestProfile(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Transports = append(p.Transports, harness.TransportCost{Name: "grpc", LatencyNS: 15000, Bandwidth: 2e8, MessageNS: 3000, RoundNS: 20000, WorkerNS: 22000})
+	old := filepath.Join(t.TempDir(), "old.json")
+	var b bytes.Buffer
+	if err := harness.WriteProfile(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(old, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"fidelity", "-quick", "-runtimes", "inproc,grpc", "-workloads", "lr", "-profile", old, "-out", t.TempDir()}, &out, &errb); code != 1 ||
+		!strings.Contains(errb.String(), "-profile (runtime grpc): harness: profile "+old+": workloads[0].grpc_commit_ns: missing") || strings.Count(strings.TrimSpace(errb.String()), "\n") != 0 {
+		t.Errorf("fidelity with an old profile = %d, %q; want 1 and one line naming %s and workloads[0].grpc_commit_ns", code, errb.String(), old)
 	}
 }
 
@@ -153,6 +278,8 @@ func TestFidelityUsage(t *testing.T) {
 		{[]string{"-workers", "4,x"}, `-workers "4,x": "x" is not a worker count`},
 		{[]string{"-workloads", "gmm"}, `-workloads "gmm": "gmm" is not one of lr, kmeans`},
 		{[]string{"-reps", "0"}, "-reps 0: want ≥ 1"},
+		{[]string{"-runtimes", "inproc,mpi"}, `-runtimes "inproc,mpi": "mpi" is not one of inproc, grpc`},
+		{[]string{"-grpc-workers", "0"}, `-grpc-workers "0": "0" is not a worker count`},
 	} {
 		var out, errb bytes.Buffer
 		if code := run(append([]string{"fidelity"}, tc.args...), &out, &errb); code != 2 || !strings.Contains(errb.String(), tc.want) {
