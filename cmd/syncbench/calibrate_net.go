@@ -154,7 +154,7 @@ func processCommit(ctx context.Context, f *calibrateFlags, nw *network, tc *harn
 	}
 	w, _ := stats.Median(wall1)
 	pw, _ := stats.Median(pwall1)
-	tc.ProcessLatencyNS = max(tc.LatencyNS+(w-pw)/2, 1)
+	tc.ProcessLatencyNS = max(tc.LatencyNS+float64((w-pw)/2), 1)
 	fmt.Fprintf(stderr, "syncbench calibrate: %s: a null commit takes %.1f µs of CPU with %d worker processes, %.1f µs with the workers in one process; a null round of one worker %.1f µs in a process of its own, %.1f µs in one process: %.1f µs one way between processes\n",
 		tc.Name, tc.ProcessCommitNS/1e3, workers, tc.NullCommitNS/1e3, w/1e3, pw/1e3, tc.ProcessLatencyNS/1e3)
 	return nil

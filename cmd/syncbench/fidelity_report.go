@@ -469,7 +469,7 @@ func commitCPU(m fidReal, r *harness.Result) float64 {
 		return math.NaN()
 	}
 	cpu := float64(m.OS.CPU) / float64(m.Span) * float64(r.Duration)
-	return cpu/float64(commits) - float64(points)/float64(commits)*m.PointNS
+	return cpu/float64(commits) - float64(float64(points)/float64(commits)*m.PointNS)
 }
 
 // commitMedian is the median of commitCPU over the scenario's real runs.
@@ -770,7 +770,7 @@ func (r *fidReport) plot(path string) error {
 			rows = append(rows, row)
 		}
 	}
-	return saveTiles(rows, 33*vg.Centimeter, vg.Length(len(rows))*10.5*vg.Centimeter, path)
+	return saveTiles(rows, 33*vg.Centimeter, vg.Length(float64(vg.Length(len(rows))*10.5*vg.Centimeter)), path)
 }
 
 func (r *fidReport) panel(m fidMetric, kind, rt string) (*plot.Plot, error) {
