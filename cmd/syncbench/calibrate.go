@@ -738,14 +738,14 @@ func runtimeCommit(ctx context.Context, alg algorithms.Algorithm, seed uint64, s
 	perCommit := func(batch int) (float64, error) {
 		e := harness.Experiment{Algorithm: alg, Sync: consistency.Spec{Kind: consistency.ASP}, Workers: workers, Batch: batch,
 			Clock: harness.Real, Duration: dur, EvalEvery: dur, Seed: seed}
-		c, _, err := perVersion(e, nil, func(e harness.Experiment) error { return runOver(ctx, e, nw) })
+		c, _, err := perVersion(e, nil, func(e harness.Experiment) error { _, err := runOver(ctx, e, nw); return err })
 		var ce *consistency.CheckError
 		for try := 2; try <= 3 && nw != nil && errors.As(err, &ce); try++ {
 			// A run over gRPC whose trace failed the check (seen once in
 			// calibrating: commits sent as the run ended, neither
 			// accepted nor abandoned): said, and measured again.
 			fmt.Fprintf(warn, "syncbench calibrate: a run over gRPC failed consistency.Check (%v); measuring again (%d of 3)\n", oneLine(err), try)
-			c, _, err = perVersion(e, nil, func(e harness.Experiment) error { return runOver(ctx, e, nw) })
+			c, _, err = perVersion(e, nil, func(e harness.Experiment) error { _, err := runOver(ctx, e, nw); return err })
 		}
 		return c, err
 	}
@@ -805,7 +805,7 @@ func perVersion(e harness.Experiment, pids []int, run func(harness.Experiment) e
 }
 
 // runOver runs e over nw (nil: the in-process transport).
-func runOver(ctx context.Context, e harness.Experiment, nw *network) error {
+func runOver(ctx context.Context, e harness.Experiment, nw *network) (*harness.Result, error) {
 	var closers []func()
 	if nw != nil {
 		e.Network = func(l algorithms.Layout) (transport.Transport, error) {
@@ -816,11 +816,11 @@ func runOver(ctx context.Context, e harness.Experiment, nw *network) error {
 			return tr, err
 		}
 	}
-	_, err := harness.Run(ctx, e)
+	r, err := harness.Run(ctx, e)
 	for _, c := range closers {
 		c()
 	}
-	return err
+	return r, err
 }
 
 // workerSetup makes a worker over all of alg's points with θ0 from seed

@@ -212,7 +212,7 @@ func nullProcs(ctx context.Context, seed uint64, nw *network, workers, runs int,
 		cp, tp := 0.0, 0.0
 		if nw != nil {
 			e.Clock, e.Lease, e.JoinTimeout = harness.Real, 0, 0
-			if cp, tp, err = perVersion(e, nil, func(e harness.Experiment) error { return runOver(ctx, e, nw) }); err != nil {
+			if cp, tp, err = perVersion(e, nil, func(e harness.Experiment) error { _, err := runOver(ctx, e, nw); return err }); err != nil {
 				return nil, nil, nil, nil, err
 			}
 		}
@@ -249,20 +249,11 @@ func nullRounds(ctx context.Context, seed uint64, nw network, workers []int, dur
 		for range runs {
 			e := harness.Experiment{Algorithm: alg, Sync: consistency.Spec{Kind: consistency.BSP}, Workers: n, Batch: 1,
 				Clock: harness.Real, Duration: dur, EvalEvery: dur, Seed: seed}
-			var closers []func()
+			var over *network
 			if nw.open != nil {
-				e.Network = func(l algorithms.Layout) (transport.Transport, error) {
-					tr, done, err := nw.open(l)
-					if err == nil {
-						closers = append(closers, done)
-					}
-					return tr, err
-				}
+				over = &nw
 			}
-			r, err := harness.Run(ctx, e)
-			for _, c := range closers {
-				c()
-			}
+			r, err := runOver(ctx, e, over)
 			if err != nil {
 				return err
 			}

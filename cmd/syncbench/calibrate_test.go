@@ -145,7 +145,14 @@ func writeTestProfile(t *testing.T) string {
 		},
 		Transports: []harness.TransportCost{{Name: "inproc", LatencyNS: 1500, Bandwidth: 3e8, MessageNS: 600, RoundNS: 2000, WorkerNS: 12000}},
 	}
-	path := filepath.Join(t.TempDir(), "profile.json")
+	return saveTestProfile(t, p, "profile.json")
+}
+
+// saveTestProfile writes p to a file name in a temporary directory and
+// returns its path.
+func saveTestProfile(t *testing.T, p *harness.Profile, name string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
 	var b bytes.Buffer
 	if err := harness.WriteProfile(&b, p); err != nil {
 		t.Fatal(err)

@@ -231,15 +231,7 @@ func writeTestProfileGRPC(t *testing.T) string {
 	}
 	p.Transports = append(p.Transports, harness.TransportCost{Name: "grpc", LatencyNS: 15000, Bandwidth: 2e8, MessageNS: 3000,
 		ProcessCommitNS: 150000, NullCommitNS: 30000, ProcessLatencyNS: 45000})
-	path := filepath.Join(t.TempDir(), "grpc.json")
-	var b bytes.Buffer
-	if err := harness.WriteProfile(&b, p); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return saveTestProfile(t, p, "grpc.json")
 }
 
 // A profile from before calibrate measured the gRPC runtime's work per
@@ -253,14 +245,7 @@ func TestFidelityOldProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.Transports = append(p.Transports, harness.TransportCost{Name: "grpc", LatencyNS: 15000, Bandwidth: 2e8, MessageNS: 3000, RoundNS: 20000, WorkerNS: 22000})
-	old := filepath.Join(t.TempDir(), "old.json")
-	var b bytes.Buffer
-	if err := harness.WriteProfile(&b, p); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(old, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	old := saveTestProfile(t, p, "old.json")
 	var out, errb bytes.Buffer
 	if code := run([]string{"fidelity", "-quick", "-runtimes", "inproc,grpc", "-workloads", "lr", "-profile", old, "-out", t.TempDir()}, &out, &errb); code != 1 ||
 		!strings.Contains(errb.String(), "-profile (runtime grpc): harness: profile "+old+": workloads[0].grpc_commit_ns: missing") || strings.Count(strings.TrimSpace(errb.String()), "\n") != 0 {
