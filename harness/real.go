@@ -149,6 +149,11 @@ func runReal(ctx context.Context, e *Experiment, st *setupState) (*Result, error
 	if werr != nil && !errors.Is(werr, context.Canceled) {
 		return nil, werr
 	}
+	if pres == nil {
+		for i, w := range workers {
+			w.settleOut(rc.now(), rc.accepted[i])
+		}
+	}
 	preemptions := 0
 	for i, p := range pres {
 		if err := p.settle(rc.timeUp, rc.accepted[i], rc.now()); err != nil {

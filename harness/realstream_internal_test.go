@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"sync/atomic"
@@ -202,6 +203,100 @@ func TestStopDrainsBatchIndicators(t *testing.T) {
 			if err != nil {
 				t.Fatalf("without the bug (%d indicators lost): %v", net.dropped.Load(), err)
 			}
+		})
+	}
+}
+
+// stallNet wraps an in-process network: worker 1's sends stall from the
+// window's start for stall (or until their context ends), as a send
+// into a full socket buffer does.
+type stallNet struct {
+	transport.Transport
+	from  atomic.Int64 // Unix nanoseconds (synctest's clock); 0 = never
+	stall time.Duration
+	all   bool // heartbeats and every other message too, not commits only
+	hit   atomic.Int64
+}
+
+func (n *stallNet) Open(id transport.NodeID) (transport.Endpoint, error) {
+	ep, err := n.Transport.Open(id)
+	if err != nil || id != 1 {
+		return ep, err
+	}
+	return &stallEndpoint{Endpoint: ep, n: n}, nil
+}
+
+type stallEndpoint struct {
+	transport.Endpoint
+	n *stallNet
+}
+
+func (e *stallEndpoint) Send(ctx context.Context, m *transport.Message) error {
+	if f := e.n.from.Load(); f > 0 && time.Now().UnixNano() >= f && time.Now().UnixNano() < f+int64(e.n.stall) && (m.Kind == transport.Commit || e.n.all) {
+		e.n.hit.Add(1)
+		t := time.NewTimer(e.n.stall)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return e.Endpoint.Send(ctx, m)
+}
+
+// A worker whose sends stall for 700 ms near the run's end — its commits
+// only (heartbeats go on), or everything (its lease runs out, and it
+// rejoins) — ends the run with a delta neither accepted nor refused to
+// it: its send had not returned when the drain gave up (50 × Retry). The
+// run ended without the delta, as virtual time ends without a commit
+// still on the link; the worker's side records its abandonment, the
+// reason saying so, and Check passes. (A worker whose commit left and
+// which does not resend it in the drain is
+// TestCheckCatchesCommitNeverResent's: lost.)
+func TestStalledSendAtTheEnd(t *testing.T) {
+	for _, c := range []struct {
+		spec   string
+		all    bool          // every message of worker 1 stalls, not its commits only
+		before time.Duration // the stall starts this long before the end
+		expire bool          // worker 1's lease runs out
+	}{
+		{"bsp", false, 40 * time.Millisecond, false},
+		{"asp", true, 40 * time.Millisecond, false},
+		{"bsp", true, 200 * time.Millisecond, true},
+	} {
+		t.Run(fmt.Sprintf("%s/all=%v/%v", c.spec, c.all, c.before), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var net *stallNet
+				e := Experiment{Algorithm: mutationKMeans(t), Sync: consistency.MustParse(c.spec), Workers: 4, Batch: 50, Seed: 3,
+					Clock: Real, Duration: 300 * time.Millisecond, Retry: 5 * time.Millisecond, Lease: 50 * time.Millisecond,
+					Network: func(l algorithms.Layout) (transport.Transport, error) {
+						tr, err := inproc.New(inproc.Config{Layout: l, Seed: 1, Delay: 100 * time.Microsecond})
+						net = &stallNet{Transport: tr, stall: 700 * time.Millisecond, all: c.all}
+						return net, err
+					}}
+				e.OnStart = func(start time.Time) { net.from.Store(start.Add(e.Duration - c.before).UnixNano()) }
+				res, err := Run(context.Background(), e)
+				if net.hit.Load() == 0 {
+					t.Fatal("no send of worker 1 stalled")
+				}
+				if err != nil {
+					t.Fatalf("%+v", err)
+				}
+				reason := ""
+				for _, r := range res.Trace.Records {
+					if r.Kind == consistency.RecAbandon && r.Worker == 1 {
+						reason = r.Reason
+					}
+				}
+				if c.expire != (res.Expired > 0) {
+					t.Fatalf("%d leases expired; want worker 1's to expire: %v", res.Expired, c.expire)
+				}
+				if !strings.Contains(reason, "its send had not returned") {
+					t.Fatalf("worker 1's last abandonment: %q; want one saying its send had not returned", reason)
+				}
+				t.Logf("%d expired, %d versions; worker 1's last abandonment: %q", res.Expired, res.Versions, reason)
+			})
 		})
 	}
 }

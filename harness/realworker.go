@@ -194,6 +194,11 @@ type realWorker struct {
 	// stream is the worker's data stream (realstream.go; nil without
 	// Experiment.Arrivals).
 	stream *realStream
+	// settled is the last sequence number the worker confirmed or
+	// abandoned, and cutOff that of a commit whose send had not returned
+	// when the worker's context ended (its main loop's; read after the
+	// run, settleOut).
+	settled, cutOff uint64
 }
 
 // chunk is how many points a real worker processes between checks for an
@@ -224,6 +229,9 @@ func (w *realWorker) send(ctx context.Context, m *transport.Message) error {
 	err := w.ep.Send(ctx, m)
 	if err != nil && w.joinedInc.Load() == 0 && errors.Is(err, transport.ErrUnknownNode) {
 		return nil
+	}
+	if err != nil && m.Kind == transport.Commit && ctx.Err() != nil {
+		w.cutOff = m.Seq // the run ended with the commit still being sent
 	}
 	return err
 }
@@ -441,7 +449,7 @@ func (w *realWorker) join(ctx context.Context, pending *transport.Message) (stop
 				if pending != nil && w.disk == nil {
 					// (A preemptible worker's is settled after the run,
 					// against what the coordinator accepted.)
-					w.rec.Abandoned(w.since(), w.sh.id, pending.Seq, "the run ended while the worker rejoined")
+					w.abandon(pending.Seq, "the run ended while the worker rejoined")
 				}
 				return true, nil
 			case m.Kind == transport.Reject && m.Incarnation > w.inc.Load():
@@ -471,7 +479,7 @@ func (w *realWorker) joined(accepted, batches uint64, pending *transport.Message
 		if pending.Seq <= accepted || w.e.bugs.rejoinConfirms {
 			w.confirm(pending.Seq)
 		} else {
-			w.rec.Abandoned(w.since(), w.sh.id, pending.Seq, fmt.Sprintf("not accepted before incarnation %d joined", w.inc.Load()))
+			w.abandon(pending.Seq, fmt.Sprintf("not accepted before incarnation %d joined", w.inc.Load()))
 			w.disk.drop(pending.Seq)
 			if err := w.restoreBefore(fmt.Sprintf("commit %d was not accepted", pending.Seq)); err != nil {
 				return err
@@ -703,8 +711,30 @@ func (w *realWorker) restoreBefore(why string) error {
 
 func (w *realWorker) confirm(seq uint64) {
 	w.rec.Confirmed(w.since(), w.sh.id, seq)
+	w.settled = max(w.settled, seq)
 	w.before = nil
 	w.disk.confirm(seq)
+}
+
+// abandon records that the worker gave its unconfirmed delta seq up.
+func (w *realWorker) abandon(seq uint64, reason string) {
+	w.rec.Abandoned(w.since(), w.sh.id, seq, reason)
+	w.settled = max(w.settled, seq)
+}
+
+// settleOut settles, after the run (its goroutines have returned), the
+// delta the worker sent last if its send had not returned when the run
+// ended (a send stalled past the drain's 50 × Retry) and the coordinator
+// never accepted it: the delta never left the worker, and the worker's
+// side records its abandonment, as virtual time abandons a commit still
+// on the link at the end. A delta that left the worker and never reached
+// the coordinator is not settled: the worker had the drain to resend it,
+// and Check reports it lost.
+func (w *realWorker) settleOut(now time.Duration, accepted uint64) {
+	if last := w.rec.LastSent(w.sh.id); last > w.settled && last > accepted && w.cutOff == last {
+		w.rec.Abandoned(now, w.sh.id, last, "in flight when the run ended: its send had not returned when the drain gave up")
+		w.settled = last
+	}
 }
 
 // finish answers the coordinator's stop until the run's context ends: it
@@ -753,7 +783,7 @@ func (w *realWorker) finish(ctx context.Context, pending *transport.Message) err
 			pending = nil
 		case pending != nil && m != nil && m.Kind == transport.Reject:
 			if w.disk == nil { // else settled after the run
-				w.rec.Abandoned(w.since(), w.sh.id, pending.Seq, "refused after the stop: "+m.Reason)
+				w.abandon(pending.Seq, "refused after the stop: "+m.Reason)
 			}
 			pending = nil
 		case m != nil && m.Kind == transport.Reject:
