@@ -458,9 +458,12 @@ func TestPreempterConfig(t *testing.T) {
 // with SIGKILL and restarted on preempt.Schedule (α = 0.5, mean cycle
 // 1.2 s, sampled every 300 ms: a worker is down about half the time, for
 // 300 ms to a few seconds), under BSP, quorum and SSP with LR, whose
-// restarted processes rejoin, and BSP with K-means, whose restarts are
+// restarted processes rejoin, BSP with K-means, whose restarts are
 // refused once the coordinator holds their points' statistics (the run
-// goes on without them). A preemption shorter than the 500 ms lease is
+// goes on without them), and K-grouping (K = 4) with LR over data
+// streams of 2,000 points a second per worker, whose restarted processes
+// resume their streams at the coordinator's count (Check: no batch lost,
+// skipped or used twice). A preemption shorter than the 500 ms lease is
 // replaced by the next incarnation's join; a longer one expires the lease
 // first. After a kill, a commit of the killed worker's previous
 // incarnation is replayed on its stream: refused, never applied. Every
@@ -471,9 +474,11 @@ func TestLongFaultCampaign(t *testing.T) {
 		t.Skip("a long check: run with SYNCMODELS_LONG=1")
 	}
 	cases := []struct {
-		spec workload.Spec
-		sync string
-	}{{lrSpec, "bsp"}, {lrSpec, "quorum:4"}, {lrSpec, "ssp:2"}, {kmSpec, "bsp"}}
+		spec     workload.Spec
+		sync     string
+		arrivals *arrival.Spec
+	}{{lrSpec, "bsp", nil}, {lrSpec, "quorum:4", nil}, {lrSpec, "ssp:2", nil}, {kmSpec, "bsp", nil},
+		{lrSpec, "kgroup:4", &arrival.Spec{Rate: 2000}}}
 	cfg := preempt.Config{Alpha: 0.5, MeanCycle: 1200 * time.Millisecond, Step: 300 * time.Millisecond}
 	var tot preemptOutcome
 	runs := 0
@@ -484,7 +489,7 @@ func TestLongFaultCampaign(t *testing.T) {
 			// The first progress report, which starts the Preempter, comes
 			// at Duration/10 = Step: no transition is due before it.
 			o := runPreempted(t, preemptRun{spec: c.spec, sync: c.sync, workers: 6, seed: seed, dur: 3 * time.Second,
-				lease: 500 * time.Millisecond, cfg: cfg, replay: true})
+				lease: 500 * time.Millisecond, cfg: cfg, replay: true, arrivals: c.arrivals})
 			t.Logf("%2d kills (%d preemptions), %2d restores, %2d rejoins, %2d refused restarts, %2d leases expired, %d old-incarnation commits replayed, %d rejected, %d versions, %d deltas accepted: %d lost, %d applied twice; latest transition %v late",
 				o.stats.Kills, o.stats.Preemptions, o.stats.Restores, o.rejoins, o.refusedRestarts, o.expired, o.replayed, o.rejected+o.refused,
 				o.versions, o.commits, o.lost, o.twice, o.stats.MaxLate.Round(time.Millisecond))
