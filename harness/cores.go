@@ -35,7 +35,8 @@ import (
 // messages keep their CostModel costs), but the runtime's work per
 // commit is (CostModel.CommitCPU): decoding the release, encoding the
 // commit, the coordinator's handling of both, computed before the
-// batch's first point. A worker's time queued for a core before its
+// batch's first point and counted in the worker's wait, not its busy
+// time, as the real runtime counts it (sim.go). A worker's time queued for a core before its
 // batch's first point counts as waiting (WorkerStats.Wait), as the
 // goroutine runtime measures it: its release is received when it is
 // scheduled. Time queued after that (preempted, or after a pause) is in

@@ -171,7 +171,8 @@ type CostModel struct {
 	// the points — decoding the release, encoding the commit, the
 	// coordinator's handling of both, the garbage they make — charged
 	// on the shared cores to the worker, before its batch's first
-	// point. Default 0.
+	// point, and counted in its Wait (as the real runtime counts it:
+	// outside a batch's computing), not its Busy time. Default 0.
 	CommitCPU time.Duration
 	// Stall and StallEvery, with Cores, are the operating system taking
 	// a core away for other processes, as it does on a loaded machine:

@@ -741,8 +741,15 @@ func (s *sim) done(ev *simEvent) error {
 		o.Speed = float64(r.k) / busy.Seconds()
 		o.Current = o.Speed
 	}
-	sh.stats.Busy += busy
-	sh.stats.Paused += busy - time.Duration(r.k)*s.e.Cost.PointCost - s.e.Cost.CommitCPU
+	// The runtime's work per commit (CostModel.CommitCPU, on the shared
+	// cores before the batch's first point) is a wait, as the real
+	// runtime measures it: a worker decodes its release and encodes its
+	// commit outside its Busy time, between a commit and the next
+	// release.
+	commit := min(s.e.Cost.CommitCPU, busy)
+	sh.stats.Busy += busy - commit
+	sh.stats.Wait += commit
+	sh.stats.Paused += busy - time.Duration(r.k)*s.e.Cost.PointCost - commit
 	sh.stats.Points += int64(r.k)
 	sh.stats.Commits++
 	var seq uint64
