@@ -151,12 +151,12 @@ func runReal(ctx context.Context, e *Experiment, st *setupState) (*Result, error
 	}
 	if pres == nil {
 		for i, w := range workers {
-			w.settleOut(rc.now(), rc.accepted[i])
+			w.settleOut(rc.now(), rc.accepted[i], rc.inc[i], rc.member[i])
 		}
 	}
 	preemptions := 0
 	for i, p := range pres {
-		if err := p.settle(rc.timeUp, rc.accepted[i], rc.now()); err != nil {
+		if err := p.settle(rc.timeUp, rc.accepted[i], rc.inc[i], rc.member[i], rc.now()); err != nil {
 			return nil, err
 		}
 		preemptions += st.shards[i].stats.Preempted

@@ -58,13 +58,30 @@ type realDisk struct {
 	acc     workerSave // as of the last commit known accepted (ok false: none yet)
 	pending workerSave // as of commit seq, sent and not yet known accepted
 	seq     uint64     // 0: nothing pending
+	// why is the reason the worker gave commit seq up after the stop
+	// (refused, or the run ended while it rejoined), which the
+	// settlement after the run records ("" while the worker holds it).
+	why string
+}
+
+// giveUp notes that the worker gave commit seq up after the stop, for
+// reason: settle records it. A nil disk (no preemptions) has the worker
+// record it at once (it reports true).
+func (d *realDisk) giveUp(seq uint64, reason string) (now bool) {
+	if d == nil {
+		return true
+	}
+	if d.seq == seq {
+		d.why = reason
+	}
+	return false
 }
 
 // sent saves the state as of commit seq, just sent. A nil disk keeps
 // nothing (no preemptions).
 func (d *realDisk) sent(seq uint64, sh *shard) {
 	if d != nil {
-		d.pending, d.seq = sh.save(), seq
+		d.pending, d.seq, d.why = sh.save(), seq, ""
 	}
 }
 
@@ -264,11 +281,13 @@ func (p *realPreempter) stateOf(sv workerSave) (*algorithms.Checkpoint, error) {
 // settle ends the worker's preemptions after the run (its goroutines have
 // returned): the down time still open up to the run's time timeUp, and a
 // commit left unconfirmed, which the coordinator accepted (accepted is
-// its last accepted) or not — then the worker abandons it. The shard is
+// its last accepted) or not — then the worker abandons it if it gave it
+// up (coordInc, member: the coordinator's incarnation of the worker and
+// whether it is a member, at the end). The shard is
 // left holding the state the worker would restore if its state is not
 // that already: it is down, the run's end cut a batch short, or the
 // commit was not accepted.
-func (p *realPreempter) settle(timeUp time.Duration, accepted uint64, now time.Duration) error {
+func (p *realPreempter) settle(timeUp time.Duration, accepted uint64, coordInc uint32, member bool, now time.Duration) error {
 	sh := p.st.shards[p.id]
 	if p.down {
 		sh.stats.Down += max(timeUp-p.since, 0)
@@ -280,11 +299,22 @@ func (p *realPreempter) settle(timeUp time.Duration, accepted uint64, now time.D
 	case seq <= accepted:
 		sv = p.disk.pending
 	default:
-		reason := "the run ended with it unconfirmed, and the coordinator never accepted it"
-		if p.down {
+		// Never accepted: the worker gave it up — preempted with it in
+		// flight, refused or rejoining after the stop (disk.why), or
+		// without knowing at the end (giveUpReason) — or it left a member
+		// and was lost, which Check then reports.
+		var reason string
+		switch {
+		case p.down:
 			reason = "the worker was preempted with it in flight, and the coordinator never accepted it"
+		case p.disk.why != "":
+			reason = p.disk.why
+		default:
+			reason = p.w.giveUpReason(seq, coordInc, member)
 		}
-		p.st.coord.rec.Abandoned(now, sh.id, seq, reason)
+		if reason != "" {
+			p.st.coord.rec.Abandoned(now, sh.id, seq, reason)
+		}
 		restore = true
 	}
 	if !restore {

@@ -212,10 +212,13 @@ func TestStopDrainsBatchIndicators(t *testing.T) {
 // into a full socket buffer does.
 type stallNet struct {
 	transport.Transport
-	from  atomic.Int64 // Unix nanoseconds (synctest's clock); 0 = never
-	stall time.Duration
-	all   bool // heartbeats and every other message too, not commits only
-	hit   atomic.Int64
+	from     atomic.Int64 // Unix nanoseconds (synctest's clock); 0 = never
+	stall    time.Duration
+	all      bool         // heartbeats and every other message too, not commits only
+	recvFrom atomic.Int64 // worker 1 receives nothing from then on (0: never)
+	// hearRejects: but Rejects
+	hearRejects bool
+	hit         atomic.Int64
 }
 
 func (n *stallNet) Open(id transport.NodeID) (transport.Endpoint, error) {
@@ -229,6 +232,17 @@ func (n *stallNet) Open(id transport.NodeID) (transport.Endpoint, error) {
 type stallEndpoint struct {
 	transport.Endpoint
 	n *stallNet
+}
+
+// Recv loses every message but Reject that arrives from the net's
+// recvFrom on (0 = never).
+func (e *stallEndpoint) Recv(ctx context.Context) (*transport.Message, error) {
+	for {
+		m, err := e.Endpoint.Recv(ctx)
+		if f := e.n.recvFrom.Load(); err != nil || f == 0 || time.Now().UnixNano() < f || m.Kind == transport.Reject && e.n.hearRejects {
+			return m, err
+		}
+	}
 }
 
 func (e *stallEndpoint) Send(ctx context.Context, m *transport.Message) error {
@@ -245,37 +259,58 @@ func (e *stallEndpoint) Send(ctx context.Context, m *transport.Message) error {
 	return e.Endpoint.Send(ctx, m)
 }
 
-// A worker whose sends stall for 700 ms near the run's end — its commits
-// only (heartbeats go on), or everything (its lease runs out, and it
-// rejoins) — ends the run with a delta neither accepted nor refused to
-// it: its send had not returned when the drain gave up (50 × Retry). The
-// run ended without the delta, as virtual time ends without a commit
+// A worker whose sends stall near the run's end ends the run with a
+// delta neither accepted nor refused to it, in two ways:
+//   - its commits stall for 700 ms (heartbeats go on), or everything does
+//     (its lease runs out, and it rejoins): its send had not returned when
+//     the drain gave up (50 × Retry), so the delta never left it;
+//   - everything stalls for 150 ms from 200 ms before the end (its lease
+//     runs out) and it receives nothing from 190 ms before the end but
+//     the Reject of its commit, which reaches the coordinator after the
+//     lease ran out: it rejoins as incarnation 2 (the coordinator's
+//     answer gives the commit up), and the run ends before it hears the
+//     answer; or, without the Reject, it never hears that it must
+//     rejoin, and ends the run out.
+//
+// The run ended without the delta, as virtual time ends without a commit
 // still on the link; the worker's side records its abandonment, the
-// reason saying so, and Check passes. (A worker whose commit left and
-// which does not resend it in the drain is
+// reason saying which, and Check passes. (A member whose commit left it
+// and which does not resend it in the drain is
 // TestCheckCatchesCommitNeverResent's: lost.)
 func TestStalledSendAtTheEnd(t *testing.T) {
 	for _, c := range []struct {
 		spec   string
 		all    bool          // every message of worker 1 stalls, not its commits only
 		before time.Duration // the stall starts this long before the end
+		stall  time.Duration
+		deaf   time.Duration // worker 1 receives nothing from this long before the end (0: never)
+		reject bool          // but Rejects
 		expire bool          // worker 1's lease runs out
+		reason string
 	}{
-		{"bsp", false, 40 * time.Millisecond, false},
-		{"asp", true, 40 * time.Millisecond, false},
-		{"bsp", true, 200 * time.Millisecond, true},
+		{"bsp", false, 40 * time.Millisecond, 700 * time.Millisecond, 0, false, false, "its send had not returned"},
+		{"asp", true, 40 * time.Millisecond, 700 * time.Millisecond, 0, false, false, "its send had not returned"},
+		{"bsp", true, 200 * time.Millisecond, 700 * time.Millisecond, 0, false, true, "its send had not returned"},
+		{"bsp", true, 200 * time.Millisecond, 150 * time.Millisecond, 190 * time.Millisecond, true, true, "which the coordinator had replaced by 2"},
+		{"bsp", true, 200 * time.Millisecond, 150 * time.Millisecond, 190 * time.Millisecond, false, true, "refuses a non-member's commits"},
 	} {
-		t.Run(fmt.Sprintf("%s/all=%v/%v", c.spec, c.all, c.before), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/all=%v/%v/%v/deaf=%v/rejects=%v", c.spec, c.all, c.before, c.stall, c.deaf, c.reject), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				var net *stallNet
 				e := Experiment{Algorithm: mutationKMeans(t), Sync: consistency.MustParse(c.spec), Workers: 4, Batch: 50, Seed: 3,
 					Clock: Real, Duration: 300 * time.Millisecond, Retry: 5 * time.Millisecond, Lease: 50 * time.Millisecond,
 					Network: func(l algorithms.Layout) (transport.Transport, error) {
 						tr, err := inproc.New(inproc.Config{Layout: l, Seed: 1, Delay: 100 * time.Microsecond})
-						net = &stallNet{Transport: tr, stall: 700 * time.Millisecond, all: c.all}
+						net = &stallNet{Transport: tr, stall: c.stall, all: c.all, hearRejects: c.reject}
 						return net, err
 					}}
-				e.OnStart = func(start time.Time) { net.from.Store(start.Add(e.Duration - c.before).UnixNano()) }
+				e.OnStart = func(start time.Time) {
+					end := start.Add(e.Duration)
+					net.from.Store(end.Add(-c.before).UnixNano())
+					if c.deaf > 0 {
+						net.recvFrom.Store(end.Add(-c.deaf).UnixNano())
+					}
+				}
 				res, err := Run(context.Background(), e)
 				if net.hit.Load() == 0 {
 					t.Fatal("no send of worker 1 stalled")
@@ -292,8 +327,8 @@ func TestStalledSendAtTheEnd(t *testing.T) {
 				if c.expire != (res.Expired > 0) {
 					t.Fatalf("%d leases expired; want worker 1's to expire: %v", res.Expired, c.expire)
 				}
-				if !strings.Contains(reason, "its send had not returned") {
-					t.Fatalf("worker 1's last abandonment: %q; want one saying its send had not returned", reason)
+				if !strings.Contains(reason, c.reason) {
+					t.Fatalf("worker 1's last abandonment: %q; want one naming %q", reason, c.reason)
 				}
 				t.Logf("%d expired, %d versions; worker 1's last abandonment: %q", res.Expired, res.Versions, reason)
 			})

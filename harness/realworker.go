@@ -195,10 +195,11 @@ type realWorker struct {
 	// Experiment.Arrivals).
 	stream *realStream
 	// settled is the last sequence number the worker confirmed or
-	// abandoned, and cutOff that of a commit whose send had not returned
-	// when the worker's context ended (its main loop's; read after the
-	// run, settleOut).
+	// abandoned, cutOff that of a commit whose send had not returned when
+	// the worker's context ended, and commitInc the incarnation that last
+	// sent a commit (its main loop's; read after the run, settleOut).
 	settled, cutOff uint64
+	commitInc       uint32
 }
 
 // chunk is how many points a real worker processes between checks for an
@@ -230,8 +231,11 @@ func (w *realWorker) send(ctx context.Context, m *transport.Message) error {
 	if err != nil && w.joinedInc.Load() == 0 && errors.Is(err, transport.ErrUnknownNode) {
 		return nil
 	}
-	if err != nil && m.Kind == transport.Commit && ctx.Err() != nil {
-		w.cutOff = m.Seq // the run ended with the commit still being sent
+	if m.Kind == transport.Commit {
+		w.commitInc = m.Incarnation
+		if err != nil && ctx.Err() != nil {
+			w.cutOff = m.Seq // the run ended with the commit still being sent
+		}
 	}
 	return err
 }
@@ -446,9 +450,9 @@ func (w *realWorker) join(ctx context.Context, pending *transport.Message) (stop
 			case m.Kind == transport.Join:
 				return false, w.joined(m.Seq, m.Batch, pending)
 			case m.Kind == transport.Stop:
-				if pending != nil && w.disk == nil {
-					// (A preemptible worker's is settled after the run,
-					// against what the coordinator accepted.)
+				// (A preemptible worker's is settled after the run,
+				// against what the coordinator accepted.)
+				if pending != nil && w.disk.giveUp(pending.Seq, "the run ended while the worker rejoined") {
 					w.abandon(pending.Seq, "the run ended while the worker rejoined")
 				}
 				return true, nil
@@ -723,18 +727,50 @@ func (w *realWorker) abandon(seq uint64, reason string) {
 }
 
 // settleOut settles, after the run (its goroutines have returned), the
-// delta the worker sent last if its send had not returned when the run
-// ended (a send stalled past the drain's 50 × Retry) and the coordinator
-// never accepted it: the delta never left the worker, and the worker's
-// side records its abandonment, as virtual time abandons a commit still
-// on the link at the end. A delta that left the worker and never reached
-// the coordinator is not settled: the worker had the drain to resend it,
-// and Check reports it lost.
-func (w *realWorker) settleOut(now time.Duration, accepted uint64) {
-	if last := w.rec.LastSent(w.sh.id); last > w.settled && last > accepted && w.cutOff == last {
-		w.rec.Abandoned(now, w.sh.id, last, "in flight when the run ended: its send had not returned when the drain gave up")
+// delta the worker sent last if it never saw it confirmed or refused and
+// the coordinator never accepted it, when the worker gave it up without
+// knowing (giveUpReason), as virtual time abandons a commit still on the
+// link at the end. coordInc is the coordinator's incarnation of the
+// worker and member whether it is a member, at the end. A delta that
+// left a member's current incarnation and never reached the coordinator
+// is not settled: the worker had the drain to resend it, and Check
+// reports it lost.
+func (w *realWorker) settleOut(now time.Duration, accepted uint64, coordInc uint32, member bool) {
+	last := w.rec.LastSent(w.sh.id)
+	if last <= w.settled || last <= accepted {
+		return
+	}
+	if reason := w.giveUpReason(last, coordInc, member); reason != "" {
+		w.rec.Abandoned(now, w.sh.id, last, reason)
 		w.settled = last
 	}
+}
+
+// giveUpReason says why the worker's commit seq, never accepted, was
+// given up at the run's end without the worker knowing, or "" if it was
+// not:
+//   - its send had not returned when the run ended (a send stalled past
+//     the drain's 50 × Retry): it never left the worker;
+//   - an older incarnation than the coordinator's sent it: the worker's
+//     lease ran out with it in flight and the coordinator answered its
+//     rejoin, whose answer gives up what was not accepted, but the run
+//     ended before the worker heard it;
+//   - the worker is not a member at the end: its lease ran out with the
+//     commit in flight, and the drain, which waits for members only,
+//     ended the run before the worker heard that it was refused.
+//
+// The coordinator refuses the commits of old incarnations and of
+// non-members: none of these could be applied.
+func (w *realWorker) giveUpReason(seq uint64, coordInc uint32, member bool) string {
+	switch {
+	case w.cutOff == seq:
+		return "in flight when the run ended: its send had not returned when the drain gave up"
+	case w.commitInc < coordInc:
+		return fmt.Sprintf("in flight when the run ended: sent by incarnation %d, which the coordinator had replaced by %d (a rejoin whose answer the worker did not get)", w.commitInc, coordInc)
+	case !member:
+		return "in flight when the run ended, the worker out (its lease had expired): the coordinator refuses a non-member's commits"
+	}
+	return ""
 }
 
 // finish answers the coordinator's stop until the run's context ends: it
@@ -782,8 +818,8 @@ func (w *realWorker) finish(ctx context.Context, pending *transport.Message) err
 			w.confirm(pending.Seq)
 			pending = nil
 		case pending != nil && m != nil && m.Kind == transport.Reject:
-			if w.disk == nil { // else settled after the run
-				w.abandon(pending.Seq, "refused after the stop: "+m.Reason)
+			if why := "refused after the stop: " + m.Reason; w.disk.giveUp(pending.Seq, why) { // else settled after the run
+				w.abandon(pending.Seq, why)
 			}
 			pending = nil
 		case m != nil && m.Kind == transport.Reject:
