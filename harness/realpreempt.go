@@ -58,6 +58,7 @@ type realDisk struct {
 	acc     workerSave // as of the last commit known accepted (ok false: none yet)
 	pending workerSave // as of commit seq, sent and not yet known accepted
 	seq     uint64     // 0: nothing pending
+	inc     uint32     // the incarnation that sent commit seq
 	// why is the reason the worker gave commit seq up after the stop
 	// (refused, or the run ended while it rejoined), which the
 	// settlement after the run records ("" while the worker holds it).
@@ -77,11 +78,11 @@ func (d *realDisk) giveUp(seq uint64, reason string) (now bool) {
 	return false
 }
 
-// sent saves the state as of commit seq, just sent. A nil disk keeps
-// nothing (no preemptions).
-func (d *realDisk) sent(seq uint64, sh *shard) {
+// sent saves the state as of commit seq, just sent by incarnation inc. A
+// nil disk keeps nothing (no preemptions).
+func (d *realDisk) sent(seq uint64, inc uint32, sh *shard) {
 	if d != nil {
-		d.pending, d.seq, d.why = sh.save(), seq, ""
+		d.pending, d.seq, d.inc, d.why = sh.save(), seq, inc, ""
 	}
 }
 
@@ -300,13 +301,16 @@ func (p *realPreempter) settle(timeUp time.Duration, accepted uint64, coordInc u
 		sv = p.disk.pending
 	default:
 		// Never accepted: the worker gave it up — preempted with it in
-		// flight, refused or rejoining after the stop (disk.why), or
-		// without knowing at the end (giveUpReason) — or it left a member
-		// and was lost, which Check then reports.
+		// flight (down, or a later incarnation not yet rejoined), refused
+		// or rejoining after the stop (disk.why), or without knowing at
+		// the end (giveUpReason) — or it left a member and was lost,
+		// which Check then reports.
 		var reason string
 		switch {
 		case p.down:
 			reason = "the worker was preempted with it in flight, and the coordinator never accepted it"
+		case p.disk.inc < p.w.inc.Load():
+			reason = fmt.Sprintf("sent by incarnation %d, which incarnation %d had replaced when the run ended; the coordinator never accepted it", p.disk.inc, p.w.inc.Load())
 		case p.disk.why != "":
 			reason = p.disk.why
 		default:

@@ -649,7 +649,7 @@ func (w *realWorker) compute(ctx context.Context, m *transport.Message) (_ *tran
 	} else {
 		seq = w.rec.Sent(w.since(), sh.id, m.Clock, consistency.Version(m.Version), w.delta.Count)
 	}
-	w.disk.sent(seq, sh)
+	w.disk.sent(seq, w.inc.Load(), sh)
 	if h != nil {
 		w.heldLog = append(w.heldLog, heldRecord{seq: seq, clock: m.Clock, held: h})
 	}
