@@ -861,7 +861,9 @@ func withStalls(c *harness.CostModel, in fidInputs) {
 // worker at the mean speed, and none of the others) taken out.
 // The gRPC runtime's variant takes out what worker processes add to
 // the work per commit (withoutProcesses): the prediction as a
-// calibration in one process would make it.
+// calibration in one process would make it. The last takes the work
+// per commit from the real runs' own counters instead of the profile
+// (commitCPU: their processes' CPU time per commit beyond the points).
 var fidAblations = []struct {
 	key, label string
 	edit       func(*harness.CostModel, fidInputs)
@@ -874,6 +876,7 @@ var fidAblations = []struct {
 	{"commit", "without the work per commit", func(c *harness.CostModel, _ fidInputs) { c.CommitCPU = 0 }, ""},
 	{"cores", "without shared cores", func(c *harness.CostModel, _ fidInputs) { c.Cores, c.CommitCPU, c.Wakeup = 0, 0, 0 }, ""},
 	{"process", "without the worker processes' share of the work per commit", nil, "grpc"},
+	{"cpu", "with the runs' own CPU time per commit", nil, ""},
 }
 
 // withoutProcesses takes out of c, the cost model at the runs' speed of
@@ -927,6 +930,15 @@ func predict(ctx context.Context, f *fidelityFlags, prof *harness.Profile, sc []
 			switch {
 			case a.rt != "" && a.rt != s.rt:
 				continue
+			case a.key == "cpu":
+				// The work per commit the real runs' processes measured
+				// (commitCPU), at their speed already; none where the
+				// counters give no positive figure.
+				mc := s.commitMedian()
+				if !(mc > 0) {
+					continue
+				}
+				c.CommitCPU = time.Duration(math.Round(mc))
 			case a.edit == nil:
 				if err := s.withoutProcesses(&c, prof, s.inputs()); err != nil {
 					return err

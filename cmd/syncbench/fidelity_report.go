@@ -476,6 +476,9 @@ func commitCPU(m fidReal, r *harness.Result) float64 {
 func (s *fidScenario) commitMedian() float64 {
 	var v []float64
 	for i, m := range s.meas {
+		if i >= len(s.real) {
+			break
+		}
 		if c := commitCPU(m, s.real[i]); !math.IsNaN(c) {
 			v = append(v, c)
 		}
