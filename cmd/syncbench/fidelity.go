@@ -1092,7 +1092,11 @@ func medianOf(runs []*harness.Result, x func(*harness.Result) float64) float64 {
 func (s *fidScenario) measMedian(x func(fidReal) float64) float64 {
 	var v []float64
 	for _, m := range s.meas {
-		v = append(v, x(m))
+		// A run too short for two progress reports has no span: its
+		// counters are left out.
+		if x := x(m); !math.IsNaN(x) && !math.IsInf(x, 0) {
+			v = append(v, x)
+		}
 	}
 	m, err := stats.Median(v)
 	if err != nil {

@@ -214,7 +214,7 @@ func (r *fidReport) header() {
 	loads := r.all(func(m fidReal) float64 { return m.Load })
 	lmed, _ := stats.Median(loads)
 	share := r.all(func(m fidReal) float64 { return cpuShare(m) })
-	smed, _ := stats.Median(share)
+	smed, _ := stats.Median(slices.DeleteFunc(slices.Clone(share), math.IsNaN))
 	r.p("**Machine**: %s/%s, %s, %d CPUs (GOMAXPROCS %d), %s. **Wall time**: %s. The machine is shared: its 1-minute load average around the real runs was %s to %s (median %s) on %d CPUs, and the runs' processes got %s to %s cores' worth of CPU time (median %s; their CPU time over the time, from 10%% to 90%% of each run).\n\n",
 		m.GOOS, m.GOARCH, m.CPU, m.NumCPU, m.GOMAXPROCS, m.Go, r.wall.Round(time.Second), fidNum(fidMin(loads), 1), fidNum(fidMax(loads), 1), fidNum(lmed, 1), m.NumCPU,
 		fidNum(fidMin(share), 2), fidNum(fidMax(share), 2), fidNum(smed, 2))
@@ -631,11 +631,59 @@ func (r *fidReport) model() {
 		in := s.inputs()
 		st, ev = append(st, in.StallNS/1e3), append(ev, in.StallEveryNS/1e3)
 	}
-	se, _, _, _, _ := summary(fidErrors(r.sc, fidMetrics[2], "stalls"))
-	re, _, _, _, _ := summary(fidErrors(r.sc, fidMetrics[2], "median"))
-	r.p("- **Stalls** (`Stall`, `StallEvery`), a variant: the operating system takes a core away for other processes, and the worker on it stops until it comes back; the other cores go on, and a barrier waits for the stopped worker. The mean speed spreads a stall over every batch; a barrier meets it whole. In the real runs here a preemption took a thread's CPU for %s to %s µs (medians per scenario; run-queue time less the wake-ups', per preemption) after %s to %s µs of running (CPU time per preemption). The *with stalls* variant draws stalls with its scenario's means (uniform between 0 and twice the mean, from the seed) and computes at the speed left without them; its median error on the time to target is %s, against %s without (both at the runs' median inputs). The counters count every preemption of the run's threads, those by the run's own waking threads too, so these means are not the other processes' time slices alone, and the *run* prediction leaves stalls out.\n\n",
-		fidNum(fidMin(st), 0), fidNum(fidMax(st), 0), fidNum(fidMin(ev), 0), fidNum(fidMax(ev), 0), fidPct(se), fidPct(re))
+	var stallErr []string
+	for _, rt := range r.runtimes() {
+		se, _, _, _, _ := summary(fidErrors(r.of(rt), fidMetrics[2], "stalls"))
+		re, _, _, _, _ := summary(fidErrors(r.of(rt), fidMetrics[2], "median"))
+		stallErr = append(stallErr, fmt.Sprintf("%s against %s without for %s", fidPct(se), fidPct(re), fidRuntimeLabel[rt]))
+	}
+	r.p("- **Stalls** (`Stall`, `StallEvery`), a variant: the operating system takes a core away for other processes, and the worker on it stops until it comes back; the other cores go on, and a barrier waits for the stopped worker. The mean speed spreads a stall over every batch; a barrier meets it whole. In the real runs here a preemption took a thread's CPU for %s to %s µs (medians per scenario; run-queue time less the wake-ups', per preemption) after %s to %s µs of running (CPU time per preemption). The *with stalls* variant draws stalls with its scenario's means (uniform between 0 and twice the mean, from the seed) and computes at the speed left without them; its median error on the time to target is %s (both at the runs' median inputs). The counters count every preemption of the run's threads, those by the run's own waking threads too, so these means are not the other processes' time slices alone, and the *run* prediction leaves stalls out.\n\n",
+		fidNum(fidMin(st), 0), fidNum(fidMax(st), 0), fidNum(fidMin(ev), 0), fidNum(fidMax(ev), 0), strings.Join(stallErr, ", "))
+	r.processes()
 	r.p("Unset, each is 0 and the simulator is what it was. The table under *Errors* shows what each contributes to the predictions here.\n\n")
+}
+
+// processes describes, for the gRPC runtime, the CPU time per commit
+// the runs' processes measured against the model's, and their threads'
+// wait for a CPU against the goroutine runtime's.
+func (r *fidReport) processes() {
+	sc := r.of("grpc")
+	if len(sc) == 0 {
+		return
+	}
+	var meas, model, ratio []float64
+	for _, s := range sc {
+		mc, pc := s.commitMedian(), r.modelCommit(s)
+		if mc > 0 && pc > 0 {
+			meas, model, ratio = append(meas, mc/1e3), append(model, pc/1e3), append(ratio, pc/mc)
+		}
+	}
+	queued := func(rt string) float64 {
+		var v []float64
+		for _, s := range r.of(rt) {
+			if it := s.measured(fidMetrics[0]); it > 0 {
+				v = append(v, s.perIter(func(m fidReal) float64 { return float64(m.OS.RunQueue) })/(it*1e6))
+			}
+		}
+		m, err := stats.Median(slices.DeleteFunc(v, math.IsNaN))
+		if err != nil {
+			return math.NaN()
+		}
+		return m
+	}
+	med := func(v []float64) float64 {
+		m, err := stats.Median(v)
+		if err != nil {
+			return math.NaN()
+		}
+		return m
+	}
+	ce, _, _, _, _ := summary(fidErrors(sc, fidMetrics[2], "cpu"))
+	pe, _, _, _, _ := summary(fidErrors(sc, fidMetrics[2], "process"))
+	r.p("**Separate processes** (the gRPC runtime). Over its scenarios the processes' CPU time per commit beyond the points (*commit µs* under *The machine during the runs*) was %s to %s µs, median %s; the model's work per commit at the runs' median speed %s to %s µs, median %s, %s times the measured at the median. ",
+		fidNum(fidMin(meas), 0), fidNum(fidMax(meas), 0), fidNum(med(meas), 0), fidNum(fidMin(model), 0), fidNum(fidMax(model), 0), fidNum(med(model), 0), fidNum(med(ratio), 2))
+	r.p("The model scales the profile's work per commit by the runs' compute time per point over the profile's, and that compute time is the workers' Busy time, which holds the time the operating system gave the job's other processes: their threads waited for a CPU %s times an iteration's time, summed over threads (the median scenario), against %s times for the goroutine runtime's. ", fidNum(queued("grpc"), 1), fidNum(queued("inproc"), 1))
+	r.p("The variant with the runs' own CPU time per commit has a median error on the time to target of %s, and the one without the worker processes' share %s (the tables under *Errors*).\n\n", fidPct(ce), fidPct(pe))
 }
 
 // processLine says what the profile measured of the worker processes'
