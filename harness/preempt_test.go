@@ -48,21 +48,20 @@ func preemptExp(alg algorithms.Algorithm, spec string, cfg *preempt.Config) harn
 // the trace shows a leave per preemption (the last may still be on its
 // way at the end) and a join per accepted rejoin; every worker that
 // rejoined early enough computes again; the same seed gives a
-// byte-identical trace.
+// byte-identical trace (checked on every other model: each model's
+// determinism without preemptions is TestVirtualDeterministic's).
 func TestVirtualPreemptions(t *testing.T) {
 	algs := map[string]algorithms.Algorithm{"kmeans": blobsKMeans(t, 4000), "lr": smallLR(t)}
-	for _, name := range []string{"kmeans", "lr"} {
-		for _, spec := range allSpecs {
+	for j, name := range []string{"kmeans", "lr"} {
+		for k, spec := range allSpecs {
 			t.Run(name+"/"+spec, func(t *testing.T) {
 				e := preemptExp(algs[name], spec, &aggressive)
 				var traces [2]bytes.Buffer
 				var res [2]*harness.Result
-				for i := range 2 {
-					r, err := harness.Run(context.Background(), e)
+				n := 1 + (j+k)%2 // twice on every other model, alternating between the workloads
+				for i := range n {
+					r, err := harness.Run(context.Background(), e) // Run checks the trace
 					if err != nil {
-						t.Fatal(err)
-					}
-					if err := consistency.Check(r.Trace); err != nil {
 						t.Fatal(err)
 					}
 					if _, err := r.Trace.WriteTo(&traces[i]); err != nil {
@@ -70,7 +69,7 @@ func TestVirtualPreemptions(t *testing.T) {
 					}
 					res[i] = r
 				}
-				if !bytes.Equal(traces[0].Bytes(), traces[1].Bytes()) || res[0].Final != res[1].Final {
+				if n == 2 && (!bytes.Equal(traces[0].Bytes(), traces[1].Bytes()) || res[0].Final != res[1].Final) {
 					t.Fatal("same seed, different runs")
 				}
 				checkPreemptions(t, e, res[0])
