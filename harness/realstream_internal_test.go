@@ -300,7 +300,7 @@ func TestStalledSendAtTheEnd(t *testing.T) {
 				e := Experiment{Algorithm: mutationKMeans(t), Sync: consistency.MustParse(c.spec), Workers: 4, Batch: 50, Seed: 3,
 					Clock: Real, Duration: 300 * time.Millisecond, Retry: 5 * time.Millisecond, Lease: 50 * time.Millisecond,
 					Network: func(l algorithms.Layout) (transport.Transport, error) {
-						tr, err := inproc.New(inproc.Config{Layout: l, Seed: 1, Delay: 100 * time.Microsecond})
+						tr, err := inproc.New(inproc.Config{Layout: l, Seed: 1, Delay: 400 * time.Microsecond})
 						net = &stallNet{Transport: tr, stall: c.stall, all: c.all, hearRejects: c.reject}
 						return net, err
 					}}
