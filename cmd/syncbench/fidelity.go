@@ -14,11 +14,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/montanaflynn/stats"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/harness"
@@ -537,32 +535,27 @@ func (f *fidelityFlags) snapshots() int {
 // it needs to be: its snapshots, a fixed number, are then close enough
 // to time the target's crossing.
 func pilots(ctx context.Context, f *fidelityFlags, prof *harness.Profile, sc []*fidScenario) error {
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for _, s := range sc {
-		g.Go(func() error {
-			pilot := *s
-			pilot.dur = f.duration
-			c, err := prof.CostModel(s.w.shape, s.rt)
-			if err != nil {
-				return fmt.Errorf("%s: %v", s.name(), err)
-			}
-			r, err := pilot.virtual(gctx, f, c, "pilot")
-			if err != nil {
-				return err
-			}
-			pilot.profile = r
-			pilot.setTarget()
-			t := pilot.timeTo(r)
-			if t <= 0 {
-				t = f.duration
-			}
-			d := min(max(4*t, f.duration/20), f.duration)
-			s.dur = (d + 10*time.Millisecond - 1).Truncate(10 * time.Millisecond)
-			return nil
-		})
-	}
-	return g.Wait()
+	return runParallel(ctx, sc, func(ctx context.Context, s *fidScenario) error {
+		pilot := *s
+		pilot.dur = f.duration
+		c, err := prof.CostModel(s.w.shape, s.rt)
+		if err != nil {
+			return fmt.Errorf("%s: %v", s.name(), err)
+		}
+		r, err := pilot.virtual(ctx, f, c, "pilot")
+		if err != nil {
+			return err
+		}
+		pilot.profile = r
+		pilot.setTarget()
+		t := pilot.timeTo(r)
+		if t <= 0 {
+			t = f.duration
+		}
+		d := min(max(4*t, f.duration/20), f.duration)
+		s.dur = (d + 10*time.Millisecond - 1).Truncate(10 * time.Millisecond)
+		return nil
+	})
 }
 
 // virtual runs the scenario in virtual time with cost model c; kind
@@ -949,28 +942,17 @@ func predict(ctx context.Context, f *fidelityFlags, prof *harness.Profile, sc []
 			jobs = append(jobs, job{s, a.key, c, &s.ablated[i]})
 		}
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	var mu sync.Mutex
-	done := 0
-	for _, j := range jobs {
-		g.Go(func() error {
-			r, err := j.s.virtual(gctx, f, j.c, j.kind)
-			if err != nil {
-				return err
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			*j.to = r
-			done++
-			if stderr != nil {
-				fmt.Fprintf(stderr, "syncbench fidelity: [%d/%d] %s virtual (%s): %.1f µs/iteration, wait %.0f%%\n",
-					done, len(jobs), j.s.name(), j.kind, perIteration(r).Seconds()*1e6, 100*r.WaitFraction)
-			}
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
+	pr := &progress{w: stderr, prefix: "syncbench fidelity", total: len(jobs)}
+	err := runParallel(ctx, jobs, func(ctx context.Context, j job) error {
+		r, err := j.s.virtual(ctx, f, j.c, j.kind)
+		if err != nil {
+			return err
+		}
+		*j.to = r
+		pr.step("%s virtual (%s): %.1f µs/iteration, wait %.0f%%", j.s.name(), j.kind, perIteration(r).Seconds()*1e6, 100*r.WaitFraction)
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	for _, s := range sc {

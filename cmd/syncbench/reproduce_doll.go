@@ -9,12 +9,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/arrival"
@@ -462,31 +458,23 @@ func runDOLL(ctx context.Context, f *dollFlags, s dollScale, stderr io.Writer) (
 			jobs = append(jobs, slot{c, i})
 		}
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	var mu sync.Mutex
-	done := 0
-	for _, j := range jobs {
-		g.Go(func() error {
-			start := time.Now()
-			job := p.job(j.c, j.i, tr, f)
-			o, err := job.Run(gctx, j.c.policy)
-			if err != nil {
-				return fmt.Errorf("%s seed %d: %w", j.c.key(), job.Seed, err)
-			}
-			r, err := summarize(o, &job)
-			if err != nil {
-				return fmt.Errorf("%s seed %d: %w", j.c.key(), job.Seed, err)
-			}
-			j.c.runs[j.i] = r
-			mu.Lock()
-			done++
-			fmt.Fprintf(stderr, "syncbench reproduce doll: [%d/%d] %s seed %d: %.1f s\n", done, len(jobs), j.c.key(), job.Seed, time.Since(start).Seconds())
-			mu.Unlock()
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
+	pr := &progress{w: stderr, prefix: "syncbench reproduce doll", total: len(jobs)}
+	err = runParallel(ctx, jobs, func(ctx context.Context, j slot) error {
+		start := time.Now()
+		job := p.job(j.c, j.i, tr, f)
+		o, err := job.Run(ctx, j.c.policy)
+		if err != nil {
+			return fmt.Errorf("%s seed %d: %w", j.c.key(), job.Seed, err)
+		}
+		r, err := summarize(o, &job)
+		if err != nil {
+			return fmt.Errorf("%s seed %d: %w", j.c.key(), job.Seed, err)
+		}
+		j.c.runs[j.i] = r
+		pr.step("%s seed %d: %.1f s", j.c.key(), job.Seed, time.Since(start).Seconds())
+		return nil
+	})
+	if err != nil {
 		return nil, nil, err
 	}
 	return p, tr, nil

@@ -9,14 +9,10 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/consistency"
@@ -444,30 +440,22 @@ func runFSP(ctx context.Context, f *fspFlags, scale fspScale, stderr io.Writer) 
 	}
 	jobs = append(jobs, mjobs...)
 	slices.SortStableFunc(jobs, func(a, b fspJob) int { return cmp.Compare(b.cost, a.cost) })
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	var mu sync.Mutex
-	done := 0
-	for _, j := range jobs {
-		g.Go(func() error {
-			start := time.Now()
-			e, err := j.f.experimentFor(gctx, j.c.alg, j.p)
-			if err != nil {
-				return fmt.Errorf("%s: %w", j.name, err)
-			}
-			r, err := harness.Run(gctx, e)
-			if err != nil {
-				return fmt.Errorf("%s: %w", j.name, err)
-			}
-			*j.out = r
-			mu.Lock()
-			done++
-			fmt.Fprintf(stderr, "syncbench reproduce fsp: [%d/%d] %s: %.1f s\n", done, len(jobs), j.name, time.Since(start).Seconds())
-			mu.Unlock()
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
+	pr := &progress{w: stderr, prefix: "syncbench reproduce fsp", total: len(jobs)}
+	err = runParallel(ctx, jobs, func(ctx context.Context, j fspJob) error {
+		start := time.Now()
+		e, err := j.f.experimentFor(ctx, j.c.alg, j.p)
+		if err != nil {
+			return fmt.Errorf("%s: %w", j.name, err)
+		}
+		r, err := harness.Run(ctx, e)
+		if err != nil {
+			return fmt.Errorf("%s: %w", j.name, err)
+		}
+		*j.out = r
+		pr.step("%s: %.1f s", j.name, time.Since(start).Seconds())
+		return nil
+	})
+	if err != nil {
 		return nil, nil, err
 	}
 	for _, c := range cases {

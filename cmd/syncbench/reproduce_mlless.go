@@ -10,14 +10,10 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/cost"
@@ -457,8 +453,8 @@ func runMLLess(ctx context.Context, f *mllessFlags, scale mllessScale, stderr io
 			rest = append(rest, j)
 		}
 	}
-	n := 0
-	if err := runMLLessJobs(ctx, refs, &n, len(jobs), stderr); err != nil {
+	pr := &progress{w: stderr, prefix: "syncbench reproduce mlless", total: len(jobs)}
+	if err := runMLLessJobs(ctx, refs, pr); err != nil {
 		return nil, err
 	}
 	for _, c := range cases {
@@ -469,53 +465,44 @@ func runMLLess(ctx context.Context, f *mllessFlags, scale mllessScale, stderr io
 			c.stopAt = c.target - float64(mllessStopMargin*(c.initial-c.ref))
 		}
 	}
-	if err := runMLLessJobs(ctx, rest, &n, len(jobs), stderr); err != nil {
+	if err := runMLLessJobs(ctx, rest, pr); err != nil {
 		return nil, err
 	}
 	return cases, nil
 }
 
-// runMLLessJobs runs jobs, the longest first, GOMAXPROCS at a time; *done
-// counts the finished runs of all of total, for the progress lines. Jobs
-// of a case whose target is known stop at it.
-func runMLLessJobs(ctx context.Context, jobs []mllessJob, done *int, total int, stderr io.Writer) error {
+// runMLLessJobs runs jobs, the longest first, GOMAXPROCS at a time; pr
+// counts the finished runs of the whole report, for the progress lines.
+// Jobs of a case whose target is known stop at it.
+func runMLLessJobs(ctx context.Context, jobs []mllessJob, pr *progress) error {
 	slices.SortStableFunc(jobs, func(a, b mllessJob) int { return cmp.Compare(b.cost, a.cost) })
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	var mu sync.Mutex
-	for _, j := range jobs {
-		g.Go(func() error {
-			start := time.Now()
-			name := j.c.w.key + " " + j.r.key()
-			e, err := j.r.f.experimentFor(gctx, j.alg, j.r.p)
-			if err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			if !math.IsNaN(j.c.stopAt) {
-				e.Target, e.HasTarget = j.c.stopAt, true
-				e.Stop = harness.Stop{AtTarget: true, Check: e.EvalEvery}
-			}
-			if j.r.tuned {
-				e.ScaleIn = j.r.tuner
-				e.Name += "+scale-in"
-			}
-			res, err := harness.Run(gctx, e)
-			var nf *algorithms.NonFiniteError
-			switch {
-			case errors.As(err, &nf) || errors.Is(err, scalein.ErrNonFinite):
-				// A diverged run is a result (it never reaches the target),
-				// not a failure of the report.
-				j.r.diverged = err
-			case err != nil:
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			j.r.res = res
-			mu.Lock()
-			*done++
-			fmt.Fprintf(stderr, "syncbench reproduce mlless: [%d/%d] %s: %.1f s\n", *done, total, name, time.Since(start).Seconds())
-			mu.Unlock()
-			return nil
-		})
-	}
-	return g.Wait()
+	return runParallel(ctx, jobs, func(ctx context.Context, j mllessJob) error {
+		start := time.Now()
+		name := j.c.w.key + " " + j.r.key()
+		e, err := j.r.f.experimentFor(ctx, j.alg, j.r.p)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if !math.IsNaN(j.c.stopAt) {
+			e.Target, e.HasTarget = j.c.stopAt, true
+			e.Stop = harness.Stop{AtTarget: true, Check: e.EvalEvery}
+		}
+		if j.r.tuned {
+			e.ScaleIn = j.r.tuner
+			e.Name += "+scale-in"
+		}
+		res, err := harness.Run(ctx, e)
+		var nf *algorithms.NonFiniteError
+		switch {
+		case errors.As(err, &nf) || errors.Is(err, scalein.ErrNonFinite):
+			// A diverged run is a result (it never reaches the target),
+			// not a failure of the report.
+			j.r.diverged = err
+		case err != nil:
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		j.r.res = res
+		pr.step("%s: %.1f s", name, time.Since(start).Seconds())
+		return nil
+	})
 }

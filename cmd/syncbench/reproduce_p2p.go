@@ -10,13 +10,10 @@ import (
 	"io"
 	mrand "math/rand/v2"
 	"os"
-	"runtime"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/algorithms/logreg"
@@ -356,43 +353,35 @@ func runP2P(ctx context.Context, f *p2pFlags, s p2pScale, stderr io.Writer) (*p2
 	}
 	p.plan()
 	type slot struct {
-		c *p2pCell
-		i int
+		c    *p2pCell
+		i, k int // run i of cell c, job k
 	}
 	var jobs []slot
 	for _, c := range p.cells {
 		c.runs = make([]p2pRun, p.seeds(c))
 		for i := range c.runs {
-			jobs = append(jobs, slot{c, i})
+			jobs = append(jobs, slot{c, i, len(jobs)})
 		}
 	}
 	nonce := make([]byte, 4)
 	if _, err := rand.Read(nonce); err != nil {
 		return nil, err
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	var mu sync.Mutex
-	done := 0
-	for k, j := range jobs {
-		g.Go(func() error {
-			start := time.Now()
-			// A namespace of its own per run and invocation: the store
-			// may hold an earlier invocation's.
-			ns := fmt.Sprintf("p2p-%s-%d", hex.EncodeToString(nonce), k)
-			r, err := p.run(gctx, f.exchange, ns, j.c, j.i)
-			if err != nil {
-				return fmt.Errorf("%s seed %d: %w", j.c.key(), p.seed+uint64(j.i), err)
-			}
-			j.c.runs[j.i] = r
-			mu.Lock()
-			done++
-			fmt.Fprintf(stderr, "syncbench reproduce p2p: [%d/%d] %s seed %d: %.1f s\n", done, len(jobs), j.c.key(), r.seed, time.Since(start).Seconds())
-			mu.Unlock()
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
+	pr := &progress{w: stderr, prefix: "syncbench reproduce p2p", total: len(jobs)}
+	err := runParallel(ctx, jobs, func(ctx context.Context, j slot) error {
+		start := time.Now()
+		// A namespace of its own per run and invocation: the store may
+		// hold an earlier invocation's.
+		ns := fmt.Sprintf("p2p-%s-%d", hex.EncodeToString(nonce), j.k)
+		r, err := p.run(ctx, f.exchange, ns, j.c, j.i)
+		if err != nil {
+			return fmt.Errorf("%s seed %d: %w", j.c.key(), p.seed+uint64(j.i), err)
+		}
+		j.c.runs[j.i] = r
+		pr.step("%s seed %d: %.1f s", j.c.key(), r.seed, time.Since(start).Seconds())
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	return p, nil

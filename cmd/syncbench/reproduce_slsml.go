@@ -6,12 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"runtime"
 	"strings"
-	"sync"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/algorithms/logreg"
@@ -299,49 +295,40 @@ func runSlsML(ctx context.Context, f *slsmlFlags, p *slsmlPlan, stderr io.Writer
 		algs[b] = alg
 	}
 	type slot struct {
-		c *slsmlCell
-		i int
+		c    *slsmlCell
+		i, k int // run i of cell c, job k
 	}
 	var jobs []slot
 	for _, c := range p.cells {
 		c.runs = make([]slsmlRun, p.s.seeds)
 		for i := range p.s.seeds {
-			jobs = append(jobs, slot{c, i})
+			jobs = append(jobs, slot{c, i, len(jobs)})
 		}
 	}
 	tag := fmt.Sprintf("%x", time.Now().UnixNano())
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	var mu sync.Mutex
-	done := 0
-	for n, j := range jobs {
-		g.Go(func() error {
-			start := time.Now()
-			seed := p.seed + uint64(j.i)
-			cfg := slsml.Config{Workers: j.c.w, Reducers: j.c.r, Iterations: p.s.iters, Batch: j.c.batch / j.c.w,
-				Quorum: j.c.q, Seed: seed, Timing: j.c.timing()}
-			store, err := f.openStore(gctx, tag, n)
-			if err != nil {
-				return fmt.Errorf("%s seed %d: %w", j.c.key(), seed, err)
-			}
-			defer store.Close()
-			alg := algs[j.c.batch]
-			res, err := slsml.Run(gctx, store, alg, cfg)
-			if err == nil {
-				err = slsml.Check(res.Trace)
-			}
-			if err != nil {
-				return fmt.Errorf("%s seed %d: %w", j.c.key(), seed, err)
-			}
-			j.c.runs[j.i] = summarizeSlsML(res, alg, j.c, seed)
-			mu.Lock()
-			done++
-			fmt.Fprintf(stderr, "syncbench reproduce slsml: [%d/%d] %s seed %d: %.1f s\n", done, len(jobs), j.c.key(), seed, time.Since(start).Seconds())
-			mu.Unlock()
-			return nil
-		})
-	}
-	return g.Wait()
+	pr := &progress{w: stderr, prefix: "syncbench reproduce slsml", total: len(jobs)}
+	return runParallel(ctx, jobs, func(ctx context.Context, j slot) error {
+		start := time.Now()
+		seed := p.seed + uint64(j.i)
+		cfg := slsml.Config{Workers: j.c.w, Reducers: j.c.r, Iterations: p.s.iters, Batch: j.c.batch / j.c.w,
+			Quorum: j.c.q, Seed: seed, Timing: j.c.timing()}
+		store, err := f.openStore(ctx, tag, j.k)
+		if err != nil {
+			return fmt.Errorf("%s seed %d: %w", j.c.key(), seed, err)
+		}
+		defer store.Close()
+		alg := algs[j.c.batch]
+		res, err := slsml.Run(ctx, store, alg, cfg)
+		if err == nil {
+			err = slsml.Check(res.Trace)
+		}
+		if err != nil {
+			return fmt.Errorf("%s seed %d: %w", j.c.key(), seed, err)
+		}
+		j.c.runs[j.i] = summarizeSlsML(res, alg, j.c, seed)
+		pr.step("%s seed %d: %.1f s", j.c.key(), seed, time.Since(start).Seconds())
+		return nil
+	})
 }
 
 // summarizeSlsML keeps what the report needs of a run.
