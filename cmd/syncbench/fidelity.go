@@ -949,7 +949,7 @@ func predict(ctx context.Context, f *fidelityFlags, prof *harness.Profile, sc []
 			return err
 		}
 		*j.to = r
-		pr.step("%s virtual (%s): %.1f µs/iteration, wait %.0f%%", j.s.name(), j.kind, perIteration(r).Seconds()*1e6, 100*r.WaitFraction)
+		pr.step("%s virtual (%s): %.1f µs/iteration, wait %.0f%%", j.s.name(), j.kind, float64(perIteration(r).Seconds()*1e6), float64(100*r.WaitFraction))
 		return nil
 	})
 	if err != nil {
