@@ -300,6 +300,10 @@ type fidReal struct {
 	// summed (also in OS, which is then every process's); GC is the
 	// coordinator's alone.
 	Workers osStats
+	// CommitCPUNS is the CPU time per commit of every process of the run
+	// (runCPUPerCommit), CommitPoints the points per commit; 0 where the
+	// operating system's counters are not read.
+	CommitCPUNS, CommitPoints float64
 }
 
 // fidGC is the garbage collection over a span: its cycles and the CPU
@@ -724,6 +728,7 @@ func (f *fidelityFlags) realRun(ctx context.Context, s *fidScenario, rep int, p 
 	if m.PointNS = computePerPoint(r); !(m.PointNS > 0) {
 		return fmt.Errorf("%s (real, repetition %d): no point computed", s.name(), rep+1)
 	}
+	m.CommitCPUNS, m.CommitPoints = runCPUPerCommit(m, r)
 	s.real, s.meas = append(s.real, r), append(s.meas, m)
 	p.done++
 	fmt.Fprintf(p.stderr, "syncbench fidelity: [%d/%d] %s real #%d: %.1f µs/iteration, wait %.0f%%, %.0f ns/point, wake-up %.1f µs, in %.1f s\n",
@@ -754,6 +759,22 @@ func computePerPoint(r *harness.Result) float64 {
 	return float64(busy) / float64(pts)
 }
 
+// runCPUPerCommit is a real run's CPU time per commit, every process's
+// (the coordinator's and, over gRPC, the workers'), in ns: their CPU
+// time over its span, at that rate over the run, over its commits; and
+// its points per commit. 0, 0 where the counters were not read.
+func runCPUPerCommit(m fidReal, r *harness.Result) (cpu, points float64) {
+	var commits, pts int64
+	for _, w := range r.Workers {
+		commits += int64(w.Commits)
+		pts += w.Points
+	}
+	if m.Span <= 0 || m.OS.CPU <= 0 || commits == 0 || r.Duration <= 0 {
+		return 0, 0
+	}
+	return float64(m.OS.CPU) / float64(m.Span) * float64(r.Duration) / float64(commits), float64(pts) / float64(commits)
+}
+
 // mustPlan is parsePlan of an entry check accepted.
 func mustPlan(s string) plan {
 	p, err := parsePlan(s)
@@ -774,8 +795,15 @@ type fidInputs struct {
 	// their preemptions), and after how much running (their CPU time
 	// over their preemptions). 0 where not measured.
 	StallNS, StallEveryNS float64
+	// CommitCPUNS and CommitPoints are the CPU time per commit of every
+	// process of the run and its points per commit (fidReal); 0 where not
+	// measured.
+	CommitCPUNS, CommitPoints float64
 	// Procs is GOMAXPROCS.
 	Procs int
+	// Measure is the speed the prediction takes (fidSpeeds; set by
+	// fidScenario.inputs).
+	Measure string
 }
 
 // stalls are a real run's stalls (fidInputs), 0 without preemptions.
@@ -789,41 +817,102 @@ func (m fidReal) stalls() (stall, every float64) {
 
 // inputs are the medians over the scenario's real runs of what its
 // prediction at the runs' speed takes.
-func (s *fidScenario) inputs() fidInputs { return inputsOf(s.meas) }
+func (s *fidScenario) inputs() fidInputs {
+	in := inputsOf(s.meas)
+	in.Measure = fidSpeeds[s.rt]
+	return in
+}
 
 // inputsOf are the medians over ms of what a prediction at the runs'
 // speed takes.
 func inputsOf(ms []fidReal) fidInputs {
 	var in fidInputs
-	var pts, wakes, stalls, everys []float64
+	var pts, wakes, stalls, everys, cpus, per []float64
 	for _, m := range ms {
 		st, ev := m.stalls()
 		pts, wakes, stalls, everys = append(pts, m.PointNS), append(wakes, m.WakeNS), append(stalls, st), append(everys, ev)
+		cpus, per = append(cpus, m.CommitCPUNS), append(per, m.CommitPoints)
 		in.Procs = m.Procs
 	}
 	in.PointNS, _ = stats.Median(pts)
 	in.WakeNS, _ = stats.Median(wakes)
 	in.StallNS, _ = stats.Median(stalls)
 	in.StallEveryNS, _ = stats.Median(everys)
+	in.CommitCPUNS, _ = stats.Median(cpus)
+	in.CommitPoints, _ = stats.Median(per)
 	return in
 }
 
+// fidSpeeds are the two measures of how much slower (> 1) or faster
+// the machine ran a scenario's real runs than when the profile was
+// taken.
+//   - busy: the workers' compute time per point (their Busy time, the
+//     Injected pauses excluded) over the profile's. It holds the time a
+//     worker's thread waited for a CPU in the middle of a batch. In one
+//     process that is the other processes' doing (Go's scheduler does
+//     not slice a batch among goroutines unless it runs for 10 ms), so
+//     it is the speed the run met.
+//   - cpu: the CPU time per commit of every process of the run over the
+//     profile's (a commit's points at the profile's compute time per
+//     point plus its work per commit). Worker processes are time-sliced
+//     among themselves by the operating system, so their Busy time
+//     holds the other workers' turns, which the shared cores of the
+//     model (Cores) add again; their CPU time does not.
+//
+// The prediction at the runs' speed takes busy for the goroutine
+// runtime and cpu for the gRPC runtime (fidSpeed); each runtime's
+// variant "speed" takes the other.
+var fidSpeeds = map[string]string{"inproc": "busy", "grpc": "cpu"}
+
+// otherSpeed is the measure of fidSpeeds rt does not take.
+func otherSpeed(rt string) string {
+	if fidSpeeds[rt] == "cpu" {
+		return "busy"
+	}
+	return "cpu"
+}
+
+// speed is the factor, by the measure named (fidSpeeds), by which the
+// scenario's real runs ran slower than the profile's costs c.
+func (s *fidScenario) speed(c harness.CostModel, in fidInputs, measure string) (float64, error) {
+	if measure == "busy" {
+		if !(in.PointNS > 0) {
+			return 0, fmt.Errorf("%s: no real run to take the speed from", s.name())
+		}
+		return in.PointNS / float64(c.PointCost), nil
+	}
+	want := in.CommitPoints*float64(c.PointCost) + float64(c.CommitCPU)
+	if !(in.CommitCPUNS > 0) || !(want > 0) {
+		return 0, fmt.Errorf("%s: no CPU time per commit measured to take the speed from (the operating system's counters, /proc on Linux)", s.name())
+	}
+	return in.CommitCPUNS / want, nil
+}
+
 // runCost is the cost model at the speed the scenario's real runs
-// measured: the profile's costs scaled by their compute time per point
-// over the profile's (the machine was that much slower or faster than
-// when it was calibrated: the apply, the messages and the runtime's
-// work per commit with it), GOMAXPROCS cores and the wake-up delay the
+// measured: the profile's costs scaled by how much slower or faster the
+// machine ran them than when it was calibrated (fidSpeeds: the workers'
+// compute time per point in one process, every process's CPU time per
+// commit over gRPC; the apply, the messages and the runtime's work per
+// commit with the points), GOMAXPROCS cores and the wake-up delay the
 // probes found. The operating system's stalls are a variant
 // (withStalls), not in it.
 func (s *fidScenario) runCost(prof *harness.Profile, in fidInputs) (harness.CostModel, error) {
+	return s.costAt(prof, in, fidSpeeds[s.rt])
+}
+
+// costAt is runCost with the speed by the measure named (fidSpeeds).
+func (s *fidScenario) costAt(prof *harness.Profile, in fidInputs, measure string) (harness.CostModel, error) {
 	c, err := prof.CostModel(s.w.shape, s.rt)
 	if err != nil {
 		return c, err
 	}
-	if !(in.PointNS > 0) || in.Procs < 1 {
+	if in.Procs < 1 {
 		return c, fmt.Errorf("%s: no real run to take the speed from", s.name())
 	}
-	k := in.PointNS / float64(c.PointCost)
+	k, err := s.speed(c, in, measure)
+	if err != nil {
+		return c, err
+	}
 	scale := func(d time.Duration) time.Duration { return time.Duration(math.Round(float64(d) * k)) }
 	c.PointCost, c.CommitCPU = max(scale(c.PointCost), 1), scale(c.CommitCPU)
 	c.EntryCost, c.Latency, c.MessageCost = max(scale(c.EntryCost), 1), max(scale(c.Latency), 1), scale(c.MessageCost)
@@ -835,14 +924,17 @@ func (s *fidScenario) runCost(prof *harness.Profile, in fidInputs) (harness.Cost
 // threads met them (fidInputs). The compute time per point holds the
 // stalls that fell in the batches, so the work on the cores (points and
 // the work per commit) becomes what is left of it without them,
-// ÷ (1 + stall/every), and the stalls are drawn on top.
+// ÷ (1 + stall/every), and the stalls are drawn on top; a speed from
+// CPU time (fidSpeeds) holds none, and the work stays.
 func withStalls(c *harness.CostModel, in fidInputs) {
 	if !(in.StallNS > 0 && in.StallEveryNS > 0) {
 		return
 	}
-	f := 1 + in.StallNS/in.StallEveryNS
-	c.PointCost = max(time.Duration(math.Round(float64(c.PointCost)/f)), 1)
-	c.CommitCPU = time.Duration(math.Round(float64(c.CommitCPU) / f))
+	if in.Measure != "cpu" {
+		f := 1 + in.StallNS/in.StallEveryNS
+		c.PointCost = max(time.Duration(math.Round(float64(c.PointCost)/f)), 1)
+		c.CommitCPU = time.Duration(math.Round(float64(c.CommitCPU) / f))
+	}
 	c.Stall, c.StallEvery = time.Duration(math.Round(in.StallNS)), max(time.Duration(math.Round(in.StallEveryNS)), time.Microsecond)
 }
 
@@ -870,6 +962,8 @@ var fidAblations = []struct {
 	{"cores", "without shared cores", func(c *harness.CostModel, _ fidInputs) { c.Cores, c.CommitCPU, c.Wakeup = 0, 0, 0 }, ""},
 	{"process", "without the worker processes' share of the work per commit", nil, "grpc"},
 	{"cpu", "with the runs' own CPU time per commit", nil, ""},
+	{"speed-cpu", "at the speed of the processes' CPU time per commit", nil, "inproc"},
+	{"speed-busy", "at the speed of the workers' Busy time per point", nil, "grpc"},
 }
 
 // withoutProcesses takes out of c, the cost model at the runs' speed of
@@ -882,7 +976,10 @@ func (s *fidScenario) withoutProcesses(c *harness.CostModel, prof *harness.Profi
 	if err != nil {
 		return err
 	}
-	k := in.PointNS / float64(pc.PointCost)
+	k, err := s.speed(pc, in, fidSpeeds[s.rt])
+	if err != nil {
+		return err
+	}
 	c.CommitCPU = max(c.CommitCPU-time.Duration(math.Round(float64((t.ProcessCommitNS-t.NullCommitNS)*k))), 0)
 	return nil
 }
@@ -932,6 +1029,14 @@ func predict(ctx context.Context, f *fidelityFlags, prof *harness.Profile, sc []
 					continue
 				}
 				c.CommitCPU = time.Duration(math.Round(mc))
+			case a.key == "speed-cpu" || a.key == "speed-busy":
+				// The same inputs at the speed of the other measure
+				// (fidSpeeds); none where it was not measured.
+				oc, err := s.costAt(prof, s.inputs(), otherSpeed(s.rt))
+				if err != nil {
+					continue
+				}
+				c = oc
 			case a.edit == nil:
 				if err := s.withoutProcesses(&c, prof, s.inputs()); err != nil {
 					return err

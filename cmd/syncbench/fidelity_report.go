@@ -226,7 +226,7 @@ func (r *fidReport) header() {
 		rts = append(rts, "for the gRPC scenarios (named grpc/…), a coordinator in this process and a `syncbench worker` process per worker, over gRPC on loopback with TLS 1.3 and the job's token (package cluster, what `syncbench compare -clock grpc` runs)")
 	}
 	r.p("Each scenario runs %d time(s) on the **real clock** — %s — and in **virtual time**: ", r.f.reps, strings.Join(rts, "; "))
-	r.p("*run*, once per real run with the costs of the cost profile `%s` (its runtime's: the in-process or the gRPC transport and work per commit) scaled to the speed that run measured (its workers' compute time per point, Injected pauses excluded, against the profile's), GOMAXPROCS cores and the wake-up delay probed right before and after it, the median of these predictions against the median of the real runs; and *profile*, once, with the profile's costs alone, as `compare -profile` uses them. ", r.source)
+	r.p("*run*, once per real run with the costs of the cost profile `%s` (its runtime's: the in-process or the gRPC transport and work per commit) scaled to the speed that run measured (in process, its workers' compute time per point, Injected pauses excluded, against the profile's; over gRPC, the CPU time per commit of all its processes against the profile's: *Method*), GOMAXPROCS cores and the wake-up delay probed right before and after it, the median of these predictions against the median of the real runs; and *profile*, once, with the profile's costs alone, as `compare -profile` uses them. ", r.source)
 	r.p("*run* asks whether the model turns the machine's speed into the right iterations, waits and times to target; *profile* whether a calibration taken once predicts runs taken later on a machine whose load changes. The virtual side is deterministic: the same profile and inputs (listed in `fidelity/runs.csv`) give the same predictions.\n\n")
 }
 
@@ -313,7 +313,7 @@ func (r *fidReport) summary() {
 		}
 		r.p("\nFor %s, at the runs' speed the median error on the time to target is %s: the prediction %s the goal. ", fidRuntimeLabel[rt], fidPct(med), verdict)
 		pmed, _, _, _, _ := summary(fidErrors(sc, ttt, "profile"))
-		r.p("From the profile alone it is %s: the runs' compute time per point, relative to the profile's, ranged from %s to %s (a loaded machine computes slower, and the load moved between the calibration and the runs).\n\n", fidPct(pmed), fidNum(r.speedRange(sc, fidMin), 2), fidNum(r.speedRange(sc, fidMax), 2))
+		r.p("From the profile alone it is %s: the runs' speed against the profile's (%s) ranged from %s to %s (a loaded machine computes slower, and the load moved between the calibration and the runs).\n\n", fidPct(pmed), fidSpeedLabel[fidSpeeds[rt]], fidNum(r.speedRange(sc, fidMin), 2), fidNum(r.speedRange(sc, fidMax), 2))
 		r.p("What each term of the model contributes: the prediction at the real runs' median inputs, and again with the operating system's stalls added, or with one term taken out (the same inputs otherwise); the *run* prediction, the median of the predictions of each real run, for comparison.\n\n")
 		rows = [][]string{{"prediction", "time per iteration: median error", "median signed", "time to target: median error", "median signed", fmt.Sprintf("time to target within %.0f%%", 100*fidGoal)}}
 		kinds := append([]string{"run", "median"}, fidAblationKeys(rt)...)
@@ -368,8 +368,9 @@ func fidAblationLabels(rt string) []string {
 	return out
 }
 
-// speedRange is agg over the real runs of scenarios sc of their compute
-// time per point over the profile's.
+// speedRange is agg over the real runs of scenarios sc of the speed
+// their prediction at the runs' speed takes (fidSpeeds), the profile's
+// being 1.
 func (r *fidReport) speedRange(sc []*fidScenario, agg func([]float64) float64) float64 {
 	var v []float64
 	for _, s := range sc {
@@ -377,11 +378,19 @@ func (r *fidReport) speedRange(sc []*fidScenario, agg func([]float64) float64) f
 		if err != nil {
 			continue
 		}
-		for _, m := range s.meas {
-			v = append(v, m.PointNS/float64(c.PointCost))
+		for i := range s.meas {
+			if k, err := s.speed(c, inputsOf(s.meas[i:i+1]), fidSpeeds[s.rt]); err == nil {
+				v = append(v, k)
+			}
 		}
 	}
 	return agg(v)
+}
+
+// fidSpeedLabel names the measures of fidSpeeds.
+var fidSpeedLabel = map[string]string{
+	"busy": "the workers' compute time per point over the profile's",
+	"cpu":  "every process's CPU time per commit over the profile's compute and work per commit",
 }
 
 func fidPct(v float64) string {
@@ -682,7 +691,8 @@ func (r *fidReport) processes() {
 	pe, _, _, _, _ := summary(fidErrors(sc, fidMetrics[2], "process"))
 	r.p("**Separate processes** (the gRPC runtime). Over its scenarios the processes' CPU time per commit beyond the points (*commit µs* under *The machine during the runs*) was %s to %s µs, median %s; the model's work per commit at the runs' median speed %s to %s µs, median %s, %s times the measured at the median. ",
 		fidNum(fidMin(meas), 0), fidNum(fidMax(meas), 0), fidNum(med(meas), 0), fidNum(fidMin(model), 0), fidNum(fidMax(model), 0), fidNum(med(model), 0), fidNum(med(ratio), 2))
-	r.p("The model scales the profile's work per commit by the runs' compute time per point over the profile's, and that compute time is the workers' Busy time, which holds the time the operating system gave the job's other processes: their threads waited for a CPU %s times an iteration's time, summed over threads (the median scenario), against %s times for the goroutine runtime's. ", fidNum(queued("grpc"), 1), fidNum(queued("inproc"), 1))
+	be, _, _, _, _ := summary(fidErrors(sc, fidMetrics[2], "speed-busy"))
+	r.p("The operating system time-slices the worker processes among themselves: their threads waited for a CPU %s times an iteration's time, summed over threads (the median scenario), against %s times for the goroutine runtime's, whose scheduler does not slice a batch. A worker's Busy time holds those turns, and the model's shared cores add them again; so the prediction at the runs' speed takes the speed of the gRPC runs from their processes' CPU time per commit, not from the workers' Busy time per point (*Method*). At the speed of the Busy time the median error on the time to target is %s. ", fidNum(queued("grpc"), 1), fidNum(queued("inproc"), 1), fidPct(be))
 	r.p("The variant with the runs' own CPU time per commit has a median error on the time to target of %s, and the one without the worker processes' share %s (the tables under *Errors*).\n\n", fidPct(ce), fidPct(pe))
 }
 
@@ -745,7 +755,7 @@ func (r *fidReport) method() {
 			r.f.grpcList, r.gridLine(), r.f.grpcList, r.prof.Machine.NumCPU, fidNum(r.setupMedian("grpc"), 1))
 	}
 	r.p("- **Around each real run**: a wake probe right before and right after it (%d times, a goroutine locked to its thread sleeps 200 µs and sends the time to another whose thread sleeps in the receive; the median delay), and, from the run's progress report at 10%% of its length to the one at 90%%, the process's CPU time (`getrusage`), its threads' run-queue time and context switches (Linux `/proc`), and the garbage collector's cycles and CPU time (`runtime/metrics`); for the gRPC runs the worker processes' CPU time, run-queue time and context switches too (`/proc/PID/task/*`), added to the coordinator's, while the garbage collector's counters stay the coordinator's.\n", r.f.wakeSamples())
-	r.p("- **The prediction at the runs' speed**: the profile's cost model for the workload (`Profile.CostModel`, over the runtime's transport: for the gRPC runtime the latency between processes and the work per commit with worker processes, `docs/calibrate.md`) with every time — compute per point, apply per entry, message latency and cost, work per commit — scaled by a real run's compute time per point over the profile's (for the variants, the runs' median), %d cores (GOMAXPROCS: the compute time per point already holds what the other processes left of them), and the wake-up delay the probes around that run found (for the variants, the median). Each real run's prediction is a virtual run of its own: their timings differ, and so do the orders in which commits meet, as the real runs' do; the report takes the median. The *with stalls* variant adds stalls with the runs' median length and spacing and divides the work on the cores by 1 + stall/spacing (the measured compute time per point holds them).\n", r.prof.Machine.GOMAXPROCS)
+	r.p("- **The prediction at the runs' speed**: the profile's cost model for the workload (`Profile.CostModel`, over the runtime's transport: for the gRPC runtime the latency between processes and the work per commit with worker processes, `docs/calibrate.md`) with every time — compute per point, apply per entry, message latency and cost, work per commit — scaled by a real run's speed (for the variants, the runs' median): for the goroutine runtime its workers' compute time per point over the profile's, which holds what the other processes left of the cores (Go's scheduler does not slice a batch among goroutines); for the gRPC runtime the CPU time per commit of all its processes (their CPU time over the span, at that rate over the run, per commit) over what the profile's costs give a commit (its points at the profile's compute time per point, plus its work per commit), as the workers' Busy time there holds their turns on the cores among the job's own processes, which the model's shared cores add again. The variants *at the speed of the processes' CPU time per commit* (in process) and *at the speed of the workers' Busy time per point* (gRPC) take the other measure. Then %d cores (GOMAXPROCS), and the wake-up delay the probes around that run found (for the variants, the median). Each real run's prediction is a virtual run of its own: their timings differ, and so do the orders in which commits meet, as the real runs' do; the report takes the median. The *with stalls* variant adds stalls with the runs' median length and spacing and divides the work on the cores by 1 + stall/spacing where the speed is the workers' compute time per point, which holds them (the goroutine runtime), not where it is CPU time (gRPC).\n", r.prof.Machine.GOMAXPROCS)
 	r.p("- **Measures**: time per iteration = run length / mean commits per worker; wait fraction = `Result.WaitFraction` (from a commit to the next release, the worker's own clock on the real runtime); time to target = the first crossing of the target, interpolated between snapshots.\n")
 	r.p("- **The profile** (`%s`): %s.\n\n", r.source, r.profileLine())
 }
@@ -917,13 +927,13 @@ func writeFidelityCSV(path string, sc []*fidScenario, withReal bool) error {
 	}
 	w := csv.NewWriter(fh)
 	w.Write([]string{"runtime", "workload", "workers", "stragglers", "sync", "run", "per_iteration_ms", "wait_fraction", "time_to_target_ms", "final", "versions", "iterations",
-		"point_ns", "wake_ns", "procs", "stall_ms", "stall_every_ms", "load", "cpu_s", "span_s", "runqueue_ms", "involuntary", "voluntary", "gc_cycles", "gc_cpu_ms", "target"})
+		"point_ns", "wake_ns", "procs", "stall_ms", "stall_every_ms", "load", "cpu_s", "span_s", "runqueue_ms", "involuntary", "voluntary", "gc_cycles", "gc_cpu_ms", "commit_cpu_us", "commit_points", "target"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
 	for _, s := range sc {
 		emit := func(run string, r *harness.Result, in []string) {
 			row := []string{s.rt, s.w.key, strconv.Itoa(s.workers), strconv.FormatBool(s.strag), s.sync, run,
 				f(float64(perIteration(r).Seconds() * 1e3)), f(r.WaitFraction), f(fidMetrics[2].of(s, r)), f(r.Final), strconv.FormatUint(uint64(r.Versions), 10), f(r.Iterations)}
-			for len(in) < 13 {
+			for len(in) < 15 {
 				in = append(in, "")
 			}
 			w.Write(append(append(row, in...), f(s.target)))
@@ -933,11 +943,11 @@ func writeFidelityCSV(path string, sc []*fidScenario, withReal bool) error {
 				m := s.meas[i]
 				st, ev := m.stalls()
 				emit(fmt.Sprintf("real#%d", i+1), r, []string{f(m.PointNS), f(m.WakeNS), strconv.Itoa(m.Procs), f(st / 1e6), f(ev / 1e6), f(m.Load), f(m.OS.CPU.Seconds()), f(m.Span.Seconds()),
-					f(float64(m.OS.RunQueue) / 1e6), strconv.FormatInt(m.OS.Involuntary, 10), strconv.FormatInt(m.OS.Voluntary, 10), strconv.Itoa(m.GC.cycles), f(float64(m.GC.cpu.Seconds() * 1e3))})
+					f(float64(m.OS.RunQueue) / 1e6), strconv.FormatInt(m.OS.Involuntary, 10), strconv.FormatInt(m.OS.Voluntary, 10), strconv.Itoa(m.GC.cycles), f(float64(m.GC.cpu.Seconds() * 1e3)), f(m.CommitCPUNS / 1e3), f(m.CommitPoints)})
 			}
 		}
 		inputs := func(in fidInputs) []string {
-			return []string{f(in.PointNS), f(in.WakeNS), strconv.Itoa(in.Procs), f(in.StallNS / 1e6), f(in.StallEveryNS / 1e6)}
+			return []string{f(in.PointNS), f(in.WakeNS), strconv.Itoa(in.Procs), f(in.StallNS / 1e6), f(in.StallEveryNS / 1e6), "", "", "", "", "", "", "", "", f(in.CommitCPUNS / 1e3), f(in.CommitPoints)}
 		}
 		for i, r := range s.reps {
 			if r != nil {

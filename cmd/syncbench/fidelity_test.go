@@ -60,7 +60,7 @@ func TestFidelityVirtualDeterministic(t *testing.T) {
 			// 300 ms in the run queue of which 1,000 wake-ups took 20 µs
 			// or 40 µs each.
 			os := osStats{CPU: time.Second, RunQueue: 300 * time.Millisecond, Voluntary: 1000, Involuntary: 1000}
-			s.meas = []fidReal{{PointNS: 90 + float64(j), WakeNS: 20000, Procs: 2, OS: os}, {PointNS: 120, WakeNS: 40000, Procs: 2, OS: os}}
+			s.meas = []fidReal{{PointNS: 90 + float64(j), WakeNS: 20000, Procs: 2, OS: os, CommitCPUNS: 80000, CommitPoints: 500}, {PointNS: 120, WakeNS: 40000, Procs: 2, OS: os, CommitCPUNS: 90000, CommitPoints: 500}}
 		}
 		if err := predict(context.Background(), f, prof, sc, nil); err != nil {
 			t.Fatal(err)
@@ -74,14 +74,19 @@ func TestFidelityVirtualDeterministic(t *testing.T) {
 		}
 		// The variants of the in-process runtime but the one from the
 		// real runs' CPU per commit (no real runs here).
-		variants := len(fidAblationKeys("inproc")) - 1
-		per := 4 + variants
+		keys := slices.DeleteFunc(fidAblationKeys("inproc"), func(k string) bool { return k == "cpu" })
+		per := 4 + len(keys)
 		if n := bytes.Count(csvs[i], []byte("\n")); n != 1+per*len(sc) {
 			t.Fatalf("%d CSV lines for %d scenarios; want a header and %d per scenario", n, len(sc), per)
 		}
 		for _, s := range sc {
-			if len(s.reps) != 2 || slices.Contains(s.reps, nil) || s.run == nil || s.profile == nil || slices.Contains(s.ablated[:variants], nil) || s.dur <= 0 {
-				t.Fatalf("%s: predictions %v %v %v %v, run length %v", s.name(), s.reps, s.run != nil, s.profile != nil, s.ablated, s.dur)
+			if len(s.reps) != 2 || slices.Contains(s.reps, nil) || s.run == nil || s.profile == nil || s.dur <= 0 {
+				t.Fatalf("%s: predictions %v %v %v, run length %v", s.name(), s.reps, s.run != nil, s.profile != nil, s.dur)
+			}
+			for _, k := range keys {
+				if s.result(k) == nil {
+					t.Fatalf("%s: no variant %q", s.name(), k)
+				}
 			}
 		}
 		// The prediction at the runs' speed takes their median compute
@@ -95,6 +100,16 @@ func TestFidelityVirtualDeterministic(t *testing.T) {
 		}
 		if c.PointCost != 105*time.Nanosecond || c.Wakeup != 30*time.Microsecond || c.Cores != 2 || c.Stall != 0 {
 			t.Errorf("%s: cost model %+v; want point 105ns, wake-up 30µs, 2 cores, no stalls", sc[0].name(), c)
+		}
+		// At the speed of the CPU time per commit (the gRPC runtime's
+		// measure) the model's CPU time per commit, a commit's 500
+		// points and its work per commit, is the runs' median, 85 µs.
+		cc, err := sc[0].costAt(prof, sc[0].inputs(), "cpu")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := 500*cc.PointCost + cc.CommitCPU; got < 85*time.Microsecond-time.Microsecond || got > 85*time.Microsecond+time.Microsecond {
+			t.Errorf("%s: at the CPU speed a commit costs %v of CPU (%v per point, %v per commit); want the runs' 85µs", sc[0].name(), got, cc.PointCost, cc.CommitCPU)
 		}
 		withStalls(&c, sc[0].inputs())
 		if c.PointCost != 83*time.Nanosecond || c.Stall != 270*time.Microsecond || c.StallEvery != time.Millisecond {
