@@ -74,7 +74,7 @@ var fidelityWorkloads = []string{"lr", "kmeans"}
 func (f *fidelityFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.out, "out", "docs", "directory of the report: writes OUT/fidelity.md and OUT/fidelity/ (the plot, runs.csv, the profile used)")
 	fs.BoolVar(&f.quick, "quick", false, "small data, 100 ms runs, one repeat, a quick calibration (seconds): checks the pipeline, the numbers mean little")
-	fs.StringVar(&f.profilePath, "profile", "", "the cost profile to predict from (syncbench calibrate); empty = calibrate first (inproc only) and keep the profile in OUT/fidelity/profile.json")
+	fs.StringVar(&f.profilePath, "profile", "", "the cost profile to predict from (syncbench calibrate); empty = calibrate first (the -workloads over the -runtimes' transports) and keep the profile in OUT/fidelity/profile.json")
 	fs.IntVar(&f.reps, "reps", 5, "real runs per scenario; the report takes their medians (-quick: 1)")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed: data, θ0, sharding, which workers straggle")
 	fs.DurationVar(&f.duration, "duration", 2*time.Second, "the longest run: each scenario runs 4 times the time to target of a virtual pilot run, at least -duration/4 and at most this (-quick: 100ms)")
@@ -425,7 +425,7 @@ func fidelityCmd(args []string, stdout, stderr io.Writer) int {
 	}, stdout, stderr)
 }
 
-// loadProfile reads -profile, or calibrates (inproc only) and keeps the
+// loadProfile reads -profile, or calibrates (the -runtimes' transports) and keeps the
 // profile beside the report. It returns the profile and how the report
 // names it.
 func (f *fidelityFlags) loadProfile(ctx context.Context, stderr io.Writer) (*harness.Profile, string, error) {

@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/syncmodels/syncmodels/consistency"
 	"github.com/syncmodels/syncmodels/harness"
 	"github.com/syncmodels/syncmodels/internal/fpdet"
 )
@@ -583,6 +584,9 @@ func (r *fidReport) diagnose(s *fidScenario) []string {
 	if mc, pc := s.commitMedian(), r.modelCommit(s); mc > 0 && pc > 0 && (pc/mc > 1.33 || mc/pc > 1.33) {
 		out = append(out, fmt.Sprintf("the processes' CPU time per commit beyond its points was %.0f µs, the model's work per commit %.0f µs (at the runs' median speed)", mc/1e3, pc/1e3))
 	}
+	if md, pd := s.realMedian(commitDelay), medianOf(s.reps, commitDelay); md > 2*pd && md-pd > 50e3 {
+		out = append(out, fmt.Sprintf("a commit reached the coordinator's model %.0f µs after its worker sent it (the median; predicted %.0f µs): the coordinator waits for a core behind the computing workers, which the model lacks (its coordinator has a core of its own), so an FSP barrier begins later and a round computes more points than predicted", md/1e3, pd/1e3))
+	}
 	if we := s.measured(wait) - s.predicted(wait, "run"); math.Abs(we) > 10 {
 		out = append(out, fmt.Sprintf("the wait fraction is %.0f%% measured, %.0f%% predicted", s.measured(wait), s.predicted(wait, "run")))
 	}
@@ -609,6 +613,38 @@ func (r *fidReport) diagnose(s *fidScenario) []string {
 		out = append(out, "nothing measured stands out")
 	}
 	return out
+}
+
+// commitDelay is the median time, in ns, from a worker's sending a
+// commit to the coordinator's accepting it, over a run's trace (NaN
+// without the workers' side: the gRPC runtime's worker processes keep
+// theirs).
+func commitDelay(r *harness.Result) float64 {
+	if r.Trace == nil || !r.Trace.WorkerSide {
+		return math.NaN()
+	}
+	type key struct {
+		w   consistency.WorkerID
+		seq uint64
+	}
+	sent := map[key]time.Duration{}
+	var d []float64
+	for _, rec := range r.Trace.Records {
+		k := key{rec.Worker, rec.Seq}
+		switch rec.Kind {
+		case consistency.RecSend:
+			sent[k] = rec.At
+		case consistency.RecCommit:
+			if t, ok := sent[k]; ok {
+				d = append(d, float64(rec.At-t))
+			}
+		}
+	}
+	m, err := stats.Median(d)
+	if err != nil {
+		return math.NaN()
+	}
+	return m
 }
 
 // progressNote compares the points applied per server version, real and

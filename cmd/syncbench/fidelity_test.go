@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -291,5 +292,29 @@ func TestFidelityUsage(t *testing.T) {
 		if code := run(append([]string{"fidelity"}, tc.args...), &out, &errb); code != 2 || !strings.Contains(errb.String(), tc.want) {
 			t.Errorf("fidelity %v = %d, %q; want 2 and %q", tc.args, code, errb.String(), tc.want)
 		}
+	}
+}
+
+// commitDelay is the median time from a worker's send to the
+// coordinator's commit, matched by worker and sequence number, and NaN
+// without the workers' side of the trace.
+func TestCommitDelay(t *testing.T) {
+	tr := &consistency.Trace{WorkerSide: true}
+	for _, r := range []consistency.Record{
+		{At: 10 * time.Microsecond, Kind: consistency.RecSend, Worker: 0, Seq: 1},
+		{At: 12 * time.Microsecond, Kind: consistency.RecSend, Worker: 1, Seq: 1},
+		{At: 20 * time.Microsecond, Kind: consistency.RecCommit, Worker: 1, Seq: 1}, // 8 µs
+		{At: 40 * time.Microsecond, Kind: consistency.RecCommit, Worker: 0, Seq: 1}, // 30 µs
+		{At: 50 * time.Microsecond, Kind: consistency.RecSend, Worker: 0, Seq: 2},
+		{At: 150 * time.Microsecond, Kind: consistency.RecCommit, Worker: 0, Seq: 2}, // 100 µs
+	} {
+		tr.Add(r)
+	}
+	if got := commitDelay(&harness.Result{Trace: tr}); got != 30e3 {
+		t.Errorf("commitDelay = %v ns; want the median of 8, 30 and 100 µs, 30 µs", got)
+	}
+	tr.WorkerSide = false
+	if got := commitDelay(&harness.Result{Trace: tr}); !math.IsNaN(got) {
+		t.Errorf("commitDelay without the workers' side = %v; want NaN", got)
 	}
 }
