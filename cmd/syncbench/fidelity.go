@@ -801,9 +801,6 @@ type fidInputs struct {
 	CommitCPUNS, CommitPoints float64
 	// Procs is GOMAXPROCS.
 	Procs int
-	// Measure is the speed the prediction takes (fidSpeeds; set by
-	// fidScenario.inputs).
-	Measure string
 }
 
 // stalls are a real run's stalls (fidInputs), 0 without preemptions.
@@ -817,11 +814,7 @@ func (m fidReal) stalls() (stall, every float64) {
 
 // inputs are the medians over the scenario's real runs of what its
 // prediction at the runs' speed takes.
-func (s *fidScenario) inputs() fidInputs {
-	in := inputsOf(s.meas)
-	in.Measure = fidSpeeds[s.rt]
-	return in
-}
+func (s *fidScenario) inputs() fidInputs { return inputsOf(s.meas) }
 
 // inputsOf are the medians over ms of what a prediction at the runs'
 // speed takes.
@@ -924,24 +917,24 @@ func (s *fidScenario) costAt(prof *harness.Profile, in fidInputs, measure string
 // threads met them (fidInputs). The compute time per point holds the
 // stalls that fell in the batches, so the work on the cores (points and
 // the work per commit) becomes what is left of it without them,
-// ÷ (1 + stall/every), and the stalls are drawn on top; a speed from
-// CPU time (fidSpeeds) holds none, and the work stays.
+// ÷ (1 + stall/every), and the stalls are drawn on top.
 func withStalls(c *harness.CostModel, in fidInputs) {
 	if !(in.StallNS > 0 && in.StallEveryNS > 0) {
 		return
 	}
-	if in.Measure != "cpu" {
-		f := 1 + in.StallNS/in.StallEveryNS
-		c.PointCost = max(time.Duration(math.Round(float64(c.PointCost)/f)), 1)
-		c.CommitCPU = time.Duration(math.Round(float64(c.CommitCPU) / f))
-	}
+	f := 1 + in.StallNS/in.StallEveryNS
+	c.PointCost = max(time.Duration(math.Round(float64(c.PointCost)/f)), 1)
+	c.CommitCPU = time.Duration(math.Round(float64(c.CommitCPU) / f))
 	c.Stall, c.StallEvery = time.Duration(math.Round(in.StallNS)), max(time.Duration(math.Round(in.StallEveryNS)), time.Microsecond)
 }
 
 // fidAblations are variants of the prediction at the runs' speed, to
 // show what each term contributes: the operating system's stalls added
 // (measured from the runs' preemptions: whose they were, other
-// processes' or the run's own threads', the counters do not say), and
+// processes' or the run's own threads', the counters do not say; in
+// process only, as the gRPC runtime's worker processes' preemptions
+// are mostly each other's turns on the cores, which the shared cores
+// model, and its speed from CPU time holds no stall to take out), and
 // the wake-ups, the work per commit and the shared cores (a core per
 // worker at the mean speed, and none of the others) taken out.
 // The gRPC runtime's variant takes out what worker processes add to
@@ -956,7 +949,7 @@ var fidAblations = []struct {
 	// withoutProcesses.
 	rt string
 }{
-	{"stalls", "with stalls", withStalls, ""},
+	{"stalls", "with stalls", withStalls, "inproc"},
 	{"wakeup", "without wake-ups", func(c *harness.CostModel, _ fidInputs) { c.Wakeup = 0 }, ""},
 	{"commit", "without the work per commit", func(c *harness.CostModel, _ fidInputs) { c.CommitCPU = 0 }, ""},
 	{"cores", "without shared cores", func(c *harness.CostModel, _ fidInputs) { c.Cores, c.CommitCPU, c.Wakeup = 0, 0, 0 }, ""},

@@ -295,23 +295,33 @@ func TestFidelityUsage(t *testing.T) {
 	}
 }
 
-// commitDelay is the median time from a worker's send to the
-// coordinator's commit, matched by worker and sequence number, and NaN
-// without the workers' side of the trace.
+// commitDelay is the 90th percentile of the time from a worker's send
+// to the coordinator's commit, matched by worker and sequence number,
+// and NaN without the workers' side of the trace.
 func TestCommitDelay(t *testing.T) {
 	tr := &consistency.Trace{WorkerSide: true}
-	for _, r := range []consistency.Record{
-		{At: 10 * time.Microsecond, Kind: consistency.RecSend, Worker: 0, Seq: 1},
-		{At: 12 * time.Microsecond, Kind: consistency.RecSend, Worker: 1, Seq: 1},
-		{At: 20 * time.Microsecond, Kind: consistency.RecCommit, Worker: 1, Seq: 1}, // 8 µs
-		{At: 40 * time.Microsecond, Kind: consistency.RecCommit, Worker: 0, Seq: 1}, // 30 µs
-		{At: 50 * time.Microsecond, Kind: consistency.RecSend, Worker: 0, Seq: 2},
-		{At: 150 * time.Microsecond, Kind: consistency.RecCommit, Worker: 0, Seq: 2}, // 100 µs
-	} {
-		tr.Add(r)
+	// 19 commits of worker 0 taken 1 µs after their send and one of
+	// worker 1 taken 500 µs after: the 90th percentile is 1 µs; four
+	// more slow ones (workers 2 to 5), 5 of 24, make it 500 µs.
+	slow := func(w consistency.WorkerID) {
+		at := time.Duration(100+w) * time.Millisecond
+		tr.Add(consistency.Record{At: at, Kind: consistency.RecSend, Worker: w, Seq: 1})
+		tr.Add(consistency.Record{At: at + 500*time.Microsecond, Kind: consistency.RecCommit, Worker: w, Seq: 1})
 	}
-	if got := commitDelay(&harness.Result{Trace: tr}); got != 30e3 {
-		t.Errorf("commitDelay = %v ns; want the median of 8, 30 and 100 µs, 30 µs", got)
+	for i := range 19 {
+		at := time.Duration(i) * time.Millisecond
+		tr.Add(consistency.Record{At: at, Kind: consistency.RecSend, Worker: 0, Seq: uint64(i + 1)})
+		tr.Add(consistency.Record{At: at + time.Microsecond, Kind: consistency.RecCommit, Worker: 0, Seq: uint64(i + 1)})
+	}
+	slow(1)
+	if got := commitDelay(&harness.Result{Trace: tr}); got != 1e3 {
+		t.Errorf("commitDelay = %v ns with one slow commit in 20; want 1 µs", got)
+	}
+	for w := range consistency.WorkerID(4) {
+		slow(w + 2)
+	}
+	if got := commitDelay(&harness.Result{Trace: tr}); got != 500e3 {
+		t.Errorf("commitDelay = %v ns with 5 slow commits in 24; want 500 µs", got)
 	}
 	tr.WorkerSide = false
 	if got := commitDelay(&harness.Result{Trace: tr}); !math.IsNaN(got) {
