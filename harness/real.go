@@ -236,6 +236,11 @@ type realCoord struct {
 	replaying bool
 	replayAt  time.Duration
 	resumed   int
+	// handling, while the loop handles a message, makes the clock read
+	// handleAt, the time the snapshots due were taken at (snapUpTo):
+	// whatever the message changes, it changes after them.
+	handling bool
+	handleAt time.Duration
 	// waitFrom[w] (Remote) is when worker w's latest commit arrived, if
 	// no release followed it yet (−1 otherwise): the coordinator's view of
 	// its wait, since a remote worker's own measurements stay with it.
@@ -299,6 +304,9 @@ func (rc *realCoord) now() time.Duration {
 	if rc.replaying {
 		return rc.replayAt
 	}
+	if rc.handling {
+		return rc.handleAt
+	}
 	return time.Duration(time.Now().UnixNano() - rc.clock.Load())
 }
 
@@ -325,11 +333,31 @@ func (rc *realCoord) loop(ctx context.Context) error {
 		return (rc.now()/every + 1) * every
 	}
 	nextSnap, nextProg := after(rc.e.EvalEvery), after(rc.e.Duration/10)
+	// snapUpTo keeps the snapshots due by t (at most the run's end), each
+	// at its own time. The parameters change only when the coordinator
+	// handles an event, so the snapshots due since the last one hold the
+	// present parameters, and the coordinator need not wake for them: a
+	// wake-up would put its goroutine in the run queue behind the
+	// computing workers, where the commits that arrive meanwhile wait
+	// with it (the observer slowing what it observes).
+	snapUpTo := func(t time.Duration) error {
+		for nextSnap > 0 && min(t, rc.e.Duration) >= nextSnap {
+			if err := rc.journal(journalRecord{kind: jSnapshot, at: nextSnap}); err != nil {
+				return err
+			}
+			c.snapshot(nextSnap)
+			nextSnap += rc.e.EvalEvery
+		}
+		return nil
+	}
 	stop := rc.stop
 	checkEvery := stop.checkInterval(rc.e, rc.st)
 	nextCheck := after(checkEvery)
 	for {
 		now := rc.now()
+		if err := snapUpTo(now); err != nil {
+			return err
+		}
 		if now >= rc.e.Duration || stop.applied(c.model.Version()) || rc.draining {
 			break
 		}
@@ -341,13 +369,6 @@ func (rc *realCoord) loop(ctx context.Context) error {
 			if stop.check(c.params) {
 				break
 			}
-		}
-		for nextSnap > 0 && now >= nextSnap {
-			if err := rc.journal(journalRecord{kind: jSnapshot, at: now}); err != nil {
-				return err
-			}
-			c.snapshot(now)
-			nextSnap += rc.e.EvalEvery
 		}
 		if rc.e.Progress != nil && now >= nextProg {
 			rc.e.Progress(Progress{Sync: rc.e.Sync, Elapsed: now, Of: rc.e.Duration, Version: c.model.Version()})
@@ -368,9 +389,6 @@ func (rc *realCoord) loop(ctx context.Context) error {
 			continue
 		}
 		wake := rc.e.Duration
-		if nextSnap > 0 {
-			wake = min(wake, nextSnap)
-		}
 		if rc.timer >= 0 {
 			wake = min(wake, rc.timer)
 		}
@@ -399,7 +417,14 @@ func (rc *realCoord) loop(ctx context.Context) error {
 			}
 			return fmt.Errorf("harness: coordinator receive: %w", err)
 		}
-		if err := rc.handle(ctx, m); err != nil {
+		rc.handleAt = rc.now()
+		if err := snapUpTo(rc.handleAt); err != nil {
+			return err
+		}
+		rc.handling = true
+		err = rc.handle(ctx, m)
+		rc.handling = false
+		if err != nil {
 			return err
 		}
 	}
