@@ -874,7 +874,7 @@ func (s *fidScenario) speed(c harness.CostModel, in fidInputs, measure string) (
 		}
 		return in.PointNS / float64(c.PointCost), nil
 	}
-	want := in.CommitPoints*float64(c.PointCost) + float64(c.CommitCPU)
+	want := float64(in.CommitPoints*float64(c.PointCost)) + float64(c.CommitCPU)
 	if !(in.CommitCPUNS > 0) || !(want > 0) {
 		return 0, fmt.Errorf("%s: no CPU time per commit measured to take the speed from (the operating system's counters, /proc on Linux)", s.name())
 	}
