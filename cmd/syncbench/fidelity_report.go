@@ -640,7 +640,7 @@ func commitDelay(r *harness.Result) float64 {
 			}
 		}
 	}
-	m, err := stats.Percentile(d, 90)
+	m, err := percentile(d, 90)
 	if err != nil {
 		return math.NaN()
 	}
