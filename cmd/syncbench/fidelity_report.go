@@ -587,6 +587,9 @@ func (r *fidReport) diagnose(s *fidScenario) []string {
 	if md, pd := s.realMedian(commitDelay), medianOf(s.reps, commitDelay); md > 2*pd && md-pd > 50e3 {
 		out = append(out, fmt.Sprintf("one commit in ten reached the coordinator's model %.0f µs or more after its worker sent it (the 90th percentile; predicted %.0f µs): the real coordinator is a goroutine on the workers' GOMAXPROCS cores, the model's takes no core, so the model's FSP barriers begin sooner and its releases go out sooner", md/1e3, pd/1e3))
 	}
+	if rw, pw := s.realMedian(roundWorkers), medianOf(s.reps, roundWorkers); rw > 0 && pw > 0 && math.Abs(rw/pw-1) > 0.25 {
+		out = append(out, fmt.Sprintf("a version's points came from %.1f workers' worth of computing in the real runs, %.1f in the prediction (the participation (Σp)²/Σp² of its deltas' points, the mean over versions, the median run): the model gives the cores to other workers, or to more of them, than the machine did", rw, pw))
+	}
 	if we := s.measured(wait) - s.predicted(wait, "run"); math.Abs(we) > 10 {
 		out = append(out, fmt.Sprintf("the wait fraction is %.0f%% measured, %.0f%% predicted", s.measured(wait), s.predicted(wait, "run")))
 	}
@@ -645,6 +648,42 @@ func commitDelay(r *harness.Result) float64 {
 		return math.NaN()
 	}
 	return m
+}
+
+// roundWorkers is how many workers' worth of computing a run's versions
+// applied, on average: for each apply, the participation (Σp)²/Σp² of
+// the points p of its deltas (the commits' points in the trace), which
+// is k when k deltas carry equal points and the others none; NaN
+// without applies of points.
+func roundWorkers(r *harness.Result) float64 {
+	if r.Trace == nil {
+		return math.NaN()
+	}
+	pts := map[consistency.DeltaID]float64{}
+	var sum float64
+	n := 0
+	for _, rec := range r.Trace.Records {
+		switch rec.Kind {
+		case consistency.RecCommit:
+			pts[consistency.DeltaID{Worker: rec.Worker, Seq: rec.Seq}] = float64(rec.Points)
+		case consistency.RecApply:
+			var s1, s2 float64
+			for _, id := range rec.Deltas {
+				p := pts[id]
+				s1 += p
+				s2 += float64(p * p)
+				delete(pts, id)
+			}
+			if s2 > 0 {
+				sum += float64(s1*s1) / s2
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return sum / float64(n)
 }
 
 // progressNote compares the points applied per server version, real and

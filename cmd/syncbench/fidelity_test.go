@@ -328,3 +328,30 @@ func TestCommitDelay(t *testing.T) {
 		t.Errorf("commitDelay without the workers' side = %v; want NaN", got)
 	}
 }
+
+// roundWorkers is the mean over applies of the participation of their
+// deltas' points: 2 for a version of two full batches and two of one
+// point (4000, 4000, 1, 1), 1 for one of a single batch.
+func TestRoundWorkers(t *testing.T) {
+	tr := &consistency.Trace{}
+	apply := func(v consistency.Version, points ...int) {
+		var ids []consistency.DeltaID
+		for w, p := range points {
+			id := consistency.DeltaID{Worker: consistency.WorkerID(w), Seq: uint64(v)}
+			tr.Add(consistency.Record{Kind: consistency.RecCommit, Worker: id.Worker, Seq: id.Seq, Points: p})
+			ids = append(ids, id)
+		}
+		tr.Add(consistency.Record{Kind: consistency.RecApply, Version: v, Deltas: ids})
+	}
+	apply(1, 4000, 4000, 1, 1)
+	apply(2, 0, 0, 0, 4000)
+	got := roundWorkers(&harness.Result{Trace: tr})
+	// (8002²/(2·4000² + 2) + 1) / 2
+	want := (8002.0*8002.0/(2*4000.0*4000.0+2) + 1) / 2
+	if math.Abs(got-want) > 1e-12 {
+		t.Errorf("roundWorkers = %v; want %v", got, want)
+	}
+	if got := roundWorkers(&harness.Result{Trace: &consistency.Trace{}}); !math.IsNaN(got) {
+		t.Errorf("roundWorkers without applies = %v; want NaN", got)
+	}
+}
