@@ -590,6 +590,9 @@ func (r *fidReport) diagnose(s *fidScenario) []string {
 	if rw, pw := s.realMedian(roundWorkers), medianOf(s.reps, roundWorkers); rw > 0 && pw > 0 && math.Abs(rw/pw-1) > 0.25 {
 		out = append(out, fmt.Sprintf("a version's points came from %.1f workers' worth of computing in the real runs, %.1f in the prediction (the participation (Σp)²/Σp² of its deltas' points, the mean over versions, the median run): the model gives the cores to other workers, or to more of them, than the machine did", rw, pw))
 	}
+	if rs, ps := s.realMedian(shardWorkers), medianOf(s.reps, shardWorkers); rs > 0 && ps > 0 && math.Abs(rs/ps-1) > 0.25 {
+		out = append(out, fmt.Sprintf("the run's points came from %.1f workers' shards' worth in the real runs, %.1f in the prediction (the participation of the workers' total points, the median run): the model gives the cores to the same workers round after round, the real runs to others too, so the prediction computes on less of the data", rs, ps))
+	}
 	if we := s.measured(wait) - s.predicted(wait, "run"); math.Abs(we) > 10 {
 		out = append(out, fmt.Sprintf("the wait fraction is %.0f%% measured, %.0f%% predicted", s.measured(wait), s.predicted(wait, "run")))
 	}
@@ -684,6 +687,22 @@ func roundWorkers(r *harness.Result) float64 {
 		return math.NaN()
 	}
 	return sum / float64(n)
+}
+
+// shardWorkers is how many workers' shards a run computed on: the
+// participation (ΣP)²/ΣP² of the workers' total points P, which is k
+// when k workers computed equal points and the others none.
+func shardWorkers(r *harness.Result) float64 {
+	var s1, s2 float64
+	for _, w := range r.Workers {
+		p := float64(w.Points)
+		s1 += p
+		s2 += float64(p * p)
+	}
+	if s2 == 0 {
+		return math.NaN()
+	}
+	return float64(s1*s1) / s2
 }
 
 // progressNote compares the points applied per server version, real and

@@ -355,3 +355,21 @@ func TestRoundWorkers(t *testing.T) {
 		t.Errorf("roundWorkers without applies = %v; want NaN", got)
 	}
 }
+
+// shardWorkers is the participation of the workers' total points: 2 for
+// two workers with all the points, 4 for four with equal points.
+func TestShardWorkers(t *testing.T) {
+	r := &harness.Result{Workers: []harness.WorkerStats{{Points: 8000}, {Points: 8000}, {}, {}}}
+	if got := shardWorkers(r); got != 2 {
+		t.Errorf("two of four workers with all the points: %v; want 2", got)
+	}
+	for i := range r.Workers {
+		r.Workers[i].Points = 500
+	}
+	if got := shardWorkers(r); got != 4 {
+		t.Errorf("four workers with equal points: %v; want 4", got)
+	}
+	if got := shardWorkers(&harness.Result{Workers: make([]harness.WorkerStats, 3)}); !math.IsNaN(got) {
+		t.Errorf("no points: %v; want NaN", got)
+	}
+}
