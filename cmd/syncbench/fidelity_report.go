@@ -464,32 +464,22 @@ func (r *fidReport) machine() {
 }
 
 // commitCPU is a real run's CPU time per commit beyond its points, in
-// ns, every process's: its processes' CPU time over its span, at that
-// rate over the run, per commit, less the points of a commit at the
-// run's compute time per point (NaN where not measured). The compute
-// time per point is the workers' Busy time, which holds what stalls
-// fell in the batches: the figure is a floor.
-func commitCPU(m fidReal, r *harness.Result) float64 {
-	var commits, points int64
-	for _, w := range r.Workers {
-		commits += int64(w.Commits)
-		points += w.Points
-	}
-	if m.Span <= 0 || m.OS.CPU <= 0 || commits == 0 || r.Duration <= 0 {
+// ns, every process's: its CPU time per commit (runCPUPerCommit) less
+// the points of a commit at the run's compute time per point (NaN where
+// not measured). The compute time per point is the workers' Busy time,
+// which holds what stalls fell in the batches: the figure is a floor.
+func (m fidReal) commitCPU() float64 {
+	if !(m.CommitCPUNS > 0) {
 		return math.NaN()
 	}
-	cpu := float64(m.OS.CPU) / float64(m.Span) * float64(r.Duration)
-	return cpu/float64(commits) - float64(float64(points)/float64(commits)*m.PointNS)
+	return m.CommitCPUNS - float64(m.CommitPoints*m.PointNS)
 }
 
 // commitMedian is the median of commitCPU over the scenario's real runs.
 func (s *fidScenario) commitMedian() float64 {
 	var v []float64
-	for i, m := range s.meas {
-		if i >= len(s.real) {
-			break
-		}
-		if c := commitCPU(m, s.real[i]); !math.IsNaN(c) {
+	for _, m := range s.meas[:min(len(s.meas), len(s.real))] {
+		if c := m.commitCPU(); !math.IsNaN(c) {
 			v = append(v, c)
 		}
 	}
@@ -653,32 +643,44 @@ func commitDelay(r *harness.Result) float64 {
 	return m
 }
 
+// participation is (Σp)²/Σp² over ps: k when k of them are equal and
+// the others 0; NaN when all are 0.
+func participation(ps []float64) float64 {
+	var s1, s2 float64
+	for _, p := range ps {
+		s1 += p
+		s2 += float64(p * p)
+	}
+	if s2 == 0 {
+		return math.NaN()
+	}
+	return float64(s1*s1) / s2
+}
+
 // roundWorkers is how many workers' worth of computing a run's versions
-// applied, on average: for each apply, the participation (Σp)²/Σp² of
-// the points p of its deltas (the commits' points in the trace), which
-// is k when k deltas carry equal points and the others none; NaN
-// without applies of points.
+// applied, on average: for each apply, the participation of the points
+// of its deltas (the commits' points in the trace); NaN without applies
+// of points.
 func roundWorkers(r *harness.Result) float64 {
 	if r.Trace == nil {
 		return math.NaN()
 	}
 	pts := map[consistency.DeltaID]float64{}
 	var sum float64
+	var ps []float64
 	n := 0
 	for _, rec := range r.Trace.Records {
 		switch rec.Kind {
 		case consistency.RecCommit:
 			pts[consistency.DeltaID{Worker: rec.Worker, Seq: rec.Seq}] = float64(rec.Points)
 		case consistency.RecApply:
-			var s1, s2 float64
+			ps = ps[:0]
 			for _, id := range rec.Deltas {
-				p := pts[id]
-				s1 += p
-				s2 += float64(p * p)
+				ps = append(ps, pts[id])
 				delete(pts, id)
 			}
-			if s2 > 0 {
-				sum += float64(s1*s1) / s2
+			if k := participation(ps); !math.IsNaN(k) {
+				sum += k
 				n++
 			}
 		}
@@ -690,19 +692,13 @@ func roundWorkers(r *harness.Result) float64 {
 }
 
 // shardWorkers is how many workers' shards a run computed on: the
-// participation (ΣP)²/ΣP² of the workers' total points P, which is k
-// when k workers computed equal points and the others none.
+// participation of the workers' total points.
 func shardWorkers(r *harness.Result) float64 {
-	var s1, s2 float64
-	for _, w := range r.Workers {
-		p := float64(w.Points)
-		s1 += p
-		s2 += float64(p * p)
+	ps := make([]float64, len(r.Workers))
+	for i, w := range r.Workers {
+		ps[i] = float64(w.Points)
 	}
-	if s2 == 0 {
-		return math.NaN()
-	}
-	return float64(s1*s1) / s2
+	return participation(ps)
 }
 
 // progressNote compares the points applied per server version, real and
