@@ -46,6 +46,7 @@ type fidelityFlags struct {
 	reps        int
 	seed        uint64
 	duration    time.Duration
+	warmup      time.Duration
 	workloads   string
 	workerList  string
 	grpcList    string
@@ -78,6 +79,7 @@ func (f *fidelityFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.reps, "reps", 5, "real runs per scenario; the report takes their medians (-quick: 1)")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed: data, θ0, sharding, which workers straggle")
 	fs.DurationVar(&f.duration, "duration", 2*time.Second, "the longest run: each scenario runs 4 times the time to target of a virtual pilot run, at least -duration/4 and at most this (-quick: 100ms)")
+	fs.DurationVar(&f.warmup, "warmup", fidWarmUp, "how long every core computes right before each real run (0: none): a run that starts on cores that have just been idle runs its first iterations slower on a virtual machine")
 	fs.StringVar(&f.workloads, "workloads", strings.Join(fidelityWorkloads, ","), "comma-separated workloads: lr (logistic regression, 100 features), kmeans (16 clusters, 27 features)")
 	fs.StringVar(&f.workerList, "workers", "4,16", "comma-separated worker counts of the in-process runtime")
 	fs.StringVar(&f.grpcList, "grpc-workers", "4", "comma-separated worker counts of the gRPC runtime (a process each, on this machine's cores)")
@@ -104,6 +106,8 @@ func (f *fidelityFlags) check() error {
 		return fmt.Errorf("-reps %d: want ≥ 1", f.reps)
 	case f.duration <= 0 || f.duration > time.Hour:
 		return fmt.Errorf("-duration %v: want > 0 and at most 1h", f.duration)
+	case f.warmup < 0 || f.warmup > time.Minute:
+		return fmt.Errorf("-warmup %v: want ≥ 0 and at most 1m", f.warmup)
 	}
 	var err error
 	if f.works, err = listFlag("-workloads", f.workloads, fidelityWorkloads); err != nil {
@@ -706,6 +710,7 @@ func (f *fidelityFlags) grpcGroup(ctx context.Context, g []*fidScenario, p *fidP
 func (f *fidelityFlags) realRun(ctx context.Context, s *fidScenario, rep int, p *fidProgress, pids []int, run func(harness.Experiment) (*harness.Result, error)) error {
 	m := fidReal{Procs: runtime.GOMAXPROCS(0), Load: loadAverage()}
 	wake0 := wakeProbe(f.wakeSamples())
+	warmUp(f.warmup)
 	cf, err := s.flags(f, s.clock())
 	if err != nil {
 		return err

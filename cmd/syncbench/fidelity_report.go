@@ -111,6 +111,96 @@ func fidErrors(sc []*fidScenario, m fidMetric, kind string) []float64 {
 	return out
 }
 
+// repeatError is how far one real run of s lands from the median of
+// the scenario's other real runs on metric m: each run's relative error
+// against the others' median, and of those the one of median size (the
+// lower middle of an even count); NaN with fewer than two real runs or a
+// run without the measure. It is the error of predicting the scenario
+// by running it once more: the machine's run-to-run noise, the floor
+// under a prediction compared with a median of few runs.
+func (s *fidScenario) repeatError(m fidMetric) float64 {
+	var v []float64
+	for _, r := range s.real {
+		x := m.of(s, r)
+		if math.IsNaN(x) {
+			return math.NaN()
+		}
+		v = append(v, x)
+	}
+	if len(v) < 2 {
+		return math.NaN()
+	}
+	errs := make([]float64, len(v))
+	for i, x := range v {
+		others := append(slices.Clone(v[:i]), v[i+1:]...)
+		med, err := stats.Median(others)
+		if err != nil {
+			return math.NaN()
+		}
+		errs[i] = relErr(x, med)
+	}
+	slices.SortFunc(errs, func(a, b float64) int { return cmpAbs(a, b) })
+	return errs[(len(errs)-1)/2]
+}
+
+// cmpAbs orders by absolute value, then by value (NaN last).
+func cmpAbs(a, b float64) int {
+	switch x, y := math.Abs(a), math.Abs(b); {
+	case math.IsNaN(x) && math.IsNaN(y):
+		return 0
+	case math.IsNaN(x):
+		return 1
+	case math.IsNaN(y):
+		return -1
+	case x != y:
+		if x < y {
+			return -1
+		}
+		return 1
+	}
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// repeatErrors are the scenarios' repeat errors on metric m.
+func repeatErrors(sc []*fidScenario, m fidMetric) []float64 {
+	var out []float64
+	for _, s := range sc {
+		out = append(out, s.repeatError(m))
+	}
+	return out
+}
+
+// inRange counts the scenarios whose prediction kind on metric m lies
+// between the least and the greatest of their real runs, of those with
+// both.
+func inRange(sc []*fidScenario, m fidMetric, kind string) (in, n int) {
+	for _, s := range sc {
+		p := s.predicted(m, kind)
+		if math.IsNaN(p) || len(s.real) == 0 {
+			continue
+		}
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, r := range s.real {
+			x := m.of(s, r)
+			lo, hi = min(lo, x), max(hi, x)
+		}
+		if math.IsNaN(lo) || math.IsNaN(hi) {
+			continue
+		}
+		n++
+		if lo <= p && p <= hi {
+			in++
+		}
+	}
+	return in, n
+}
+
 // summary is the median and worst absolute error, the worst's index and
 // how many lie within fidGoal, over the errors that exist.
 func summary(errs []float64) (med, worst float64, at, within, n int) {
@@ -289,7 +379,7 @@ func (r *fidReport) runtimes() []string {
 
 func (r *fidReport) summary() {
 	r.p("## Errors\n\n")
-	r.p("Relative error = predicted / measured − 1, per scenario; each runtime's table gives the median and the largest absolute error over its scenarios, the median signed error (negative: the predictions run fast), and how many are within %.0f%%. The goal: a median error of at most %.0f%% on the time to target.\n\n", 100*fidGoal, 100*fidGoal)
+	r.p("Relative error = predicted / measured − 1, per scenario; each runtime's table gives the median and the largest absolute error over its scenarios, the median signed error (negative: the predictions run fast), and how many are within %.0f%%. The goal: a median error of at most %.0f%% on the time to target. *repeat* is no prediction but the noise floor: each real run taken as the prediction of the median of its scenario's other real runs, the scenario's error of median size among them.\n\n", 100*fidGoal, 100*fidGoal)
 	ttt := fidMetrics[2]
 	for _, rt := range r.runtimes() {
 		sc := r.of(rt)
@@ -305,6 +395,13 @@ func (r *fidReport) summary() {
 				}
 				rows = append(rows, []string{m.label, kind, fidPct(med), fidSigned(signedMedian(errs)), w, fmt.Sprintf("%d of %d", within, n)})
 			}
+			errs := repeatErrors(sc, m)
+			med, worst, at, within, n := summary(errs)
+			w := "–"
+			if at >= 0 {
+				w = fmt.Sprintf("%.0f%% (%s)", 100*worst, sc[at].name())
+			}
+			rows = append(rows, []string{m.label, "*repeat*", fidPct(med), fidSigned(signedMedian(errs)), w, fmt.Sprintf("%d of %d", within, n)})
 		}
 		r.table(rows)
 		med, _, _, _, _ := summary(fidErrors(sc, ttt, "run"))
@@ -313,6 +410,10 @@ func (r *fidReport) summary() {
 			verdict = "misses"
 		}
 		r.p("\nFor %s, at the runs' speed the median error on the time to target is %s: the prediction %s the goal. ", fidRuntimeLabel[rt], fidPct(med), verdict)
+		if rep, _, _, _, _ := summary(repeatErrors(sc, ttt)); !math.IsNaN(rep) {
+			in, n := inRange(sc, ttt, "run")
+			r.p("Running a scenario once more misses the median of its other real runs by %s (*repeat*, the median over the scenarios): the machine's run-to-run noise, which the real runs' median carries too; %d of the %d predictions lie between the fastest and the slowest of their scenario's real runs. ", fidPct(rep), in, n)
+		}
 		pmed, _, _, _, _ := summary(fidErrors(sc, ttt, "profile"))
 		r.p("From the profile alone it is %s: the runs' speed against the profile's (%s) ranged from %s to %s (a loaded machine computes slower, and the load moved between the calibration and the runs).\n\n", fidPct(pmed), fidSpeedLabel[fidSpeeds[rt]], fidNum(r.speedRange(sc, fidMin), 2), fidNum(r.speedRange(sc, fidMax), 2))
 		r.p("What each term of the model contributes: the prediction at the real runs' median inputs, and again with the operating system's stalls added, or with one term taken out (the same inputs otherwise); the *run* prediction, the median of the predictions of each real run, for comparison.\n\n")
@@ -842,10 +943,18 @@ func (r *fidReport) method() {
 		r.p("- **The gRPC runs** (`-runtimes grpc`, `-grpc-workers %s`): what `compare -clock grpc` runs (`setupGRPC`, `grpcRuns.run`): the coordinator in this process listens on loopback with a job's TLS directory, and one `syncbench worker` process per worker, started once per workload and worker count, serves every run of its scenarios (the job's runs, `cluster.Job.Runs`), each run its own coordinator run whose trace `consistency.Check` passes. The workers load the data themselves: LR regenerates `synthetic:logistic` from the seed, K-means reads the blobs from a CSV file written exactly. Each worker writes what it did in each run (`syncbench worker -stats`: points, commits, Busy and Paused time, measured by the runtime code that measures a goroutine worker's), which the coordinator does not see; the compute time per point is the workers' as for the in-process runtime. The gRPC grid is %s at %s workers: a process per worker on this machine's %d cores, so that the grid stays affordable (each gRPC run took %s s longer than its length, the median: the job's fetch, the workers' data load, the join) and measures the runtime more than the operating system's scheduling of many processes.\n",
 			r.f.grpcList, r.gridLine(), r.f.grpcList, r.prof.Machine.NumCPU, fidNum(r.setupMedian("grpc"), 1))
 	}
-	r.p("- **Around each real run**: a wake probe right before and right after it (%d times, a goroutine locked to its thread sleeps 200 µs and sends the time to another whose thread sleeps in the receive; the median delay), and, from the run's progress report at 10%% of its length to the one at 90%%, the process's CPU time (`getrusage`), its threads' run-queue time and context switches (Linux `/proc`), and the garbage collector's cycles and CPU time (`runtime/metrics`); for the gRPC runs the worker processes' CPU time, run-queue time and context switches too (`/proc/PID/task/*`), added to the coordinator's, while the garbage collector's counters stay the coordinator's.\n", r.f.wakeSamples())
+	r.p("- **Around each real run**: a wake probe right before and right after it (%d times, a goroutine locked to its thread sleeps 200 µs and sends the time to another whose thread sleeps in the receive; the median delay), %s and, from the run's progress report at 10%% of its length to the one at 90%%, the process's CPU time (`getrusage`), its threads' run-queue time and context switches (Linux `/proc`), and the garbage collector's cycles and CPU time (`runtime/metrics`); for the gRPC runs the worker processes' CPU time, run-queue time and context switches too (`/proc/PID/task/*`), added to the coordinator's, while the garbage collector's counters stay the coordinator's.\n", r.f.wakeSamples(), r.warmLine())
 	r.p("- **The prediction at the runs' speed**: the profile's cost model for the workload (`Profile.CostModel`, over the runtime's transport: for the gRPC runtime the latency between processes and the work per commit with worker processes, `docs/calibrate.md`) with every time — compute per point, apply per entry, message latency and cost, work per commit — scaled by a real run's speed (for the variants, the runs' median): for the goroutine runtime its workers' compute time per point over the profile's, which holds what the other processes left of the cores (Go's scheduler does not slice a batch among goroutines); for the gRPC runtime the CPU time per commit of all its processes (their CPU time over the span, at that rate over the run, per commit) over what the profile's costs give a commit (its points at the profile's compute time per point, plus its work per commit), as the workers' Busy time there holds their turns on the cores among the job's own processes, which the model's shared cores add again. The variants *at the speed of the processes' CPU time per commit* (in process) and *at the speed of the workers' Busy time per point* (gRPC) take the other measure. Then %d cores (GOMAXPROCS), and the wake-up delay the probes around that run found (for the variants, the median). Each real run's prediction is a virtual run of its own: their timings differ, and so do the orders in which commits meet, as the real runs' do; the report takes the median. The *with stalls* variant adds stalls with the runs' median length and spacing and divides the work on the cores by 1 + stall/spacing where the speed is the workers' compute time per point, which holds them (the goroutine runtime), not where it is CPU time (gRPC).\n", r.prof.Machine.GOMAXPROCS)
 	r.p("- **Measures**: time per iteration = run length / mean commits per worker; wait fraction = `Result.WaitFraction` (from a commit to the next release, the worker's own clock on the real runtime); time to target = the first crossing of the target, interpolated between snapshots.\n")
 	r.p("- **The profile** (`%s`): %s.\n\n", r.source, r.profileLine())
+}
+
+// warmLine says what ran between the wake probe and the run (-warmup).
+func (r *fidReport) warmLine() string {
+	if r.f.warmup <= 0 {
+		return "then the run at once (`-warmup 0`: its first iterations may run slower than the rest, on cores just back from the probe's idle spell),"
+	}
+	return fmt.Sprintf("then %v of computing on every core (`-warmup`: on a virtual machine, cores that have just been idle come back slowly, and a run started on them ran its first iterations, those before the target, up to half again as long as its later ones),", r.f.warmup)
 }
 
 // setupMedian is the median over runtime rt's real runs of their wall

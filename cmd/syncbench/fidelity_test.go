@@ -139,7 +139,7 @@ func TestFidelityQuick(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"# Fidelity: virtual time against the real runtime", "**-quick**", "**Machine**", "**Wall time**",
-		"## Errors", "### The goroutine runtime (in process)", "| time to target | run |", "| time per iteration | profile |", "(fidelity/fidelity.png)", "| at the median inputs without the work per commit |",
+		"## Errors", "### The goroutine runtime (in process)", "| time to target | run |", "| time per iteration | profile |", "| time to target | *repeat* |", "(fidelity/fidelity.png)", "| at the median inputs without the work per commit |",
 		"## Scenarios", "| lr/4/none/bsp |", "| lr/4/injected/asp |", "## The machine during the runs", "## Outliers", "## The model", "## Method"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("fidelity.md lacks %q", want)
@@ -285,6 +285,7 @@ func TestFidelityUsage(t *testing.T) {
 		{[]string{"-workers", "4,x"}, `-workers "4,x": "x" is not a worker count`},
 		{[]string{"-workloads", "gmm"}, `-workloads "gmm": "gmm" is not one of lr, kmeans`},
 		{[]string{"-reps", "0"}, "-reps 0: want ≥ 1"},
+		{[]string{"-warmup", "-1ms"}, "-warmup -1ms: want ≥ 0 and at most 1m"},
 		{[]string{"-runtimes", "inproc,mpi"}, `-runtimes "inproc,mpi": "mpi" is not one of inproc, grpc`},
 		{[]string{"-grpc-workers", "0"}, `-grpc-workers "0": "0" is not a worker count`},
 	} {
@@ -371,5 +372,44 @@ func TestShardWorkers(t *testing.T) {
 	}
 	if got := shardWorkers(&harness.Result{Workers: make([]harness.WorkerStats, 3)}); !math.IsNaN(got) {
 		t.Errorf("no points: %v; want NaN", got)
+	}
+}
+
+// warmUp computes on every core for at least its duration, and not at
+// all for 0.
+func TestWarmUp(t *testing.T) {
+	before := warmSink.Load()
+	start := time.Now()
+	warmUp(5 * time.Millisecond)
+	if d := time.Since(start); d < 5*time.Millisecond {
+		t.Errorf("warmUp(5ms) returned after %v", d)
+	}
+	if warmSink.Load() == before {
+		t.Error("warmUp(5ms) computed nothing")
+	}
+	after := warmSink.Load()
+	warmUp(0)
+	if warmSink.Load() != after {
+		t.Error("warmUp(0) computed")
+	}
+}
+
+// repeatError is the leave-one-out error of median size: wait fractions
+// of 10%, 20% and 40% miss the others' medians (30%, 25%, 15%) by −67%,
+// −20% and +167%; the middle one by size is −67%. inRange counts the
+// predictions between their real runs' extremes.
+func TestRepeatError(t *testing.T) {
+	wait := fidMetrics[1]
+	s := &fidScenario{real: []*harness.Result{{WaitFraction: .1}, {WaitFraction: .2}, {WaitFraction: .4}}}
+	if got, want := s.repeatError(wait), 10.0/30-1; math.Abs(got-want) > 1e-12 {
+		t.Errorf("repeatError = %v; want %v", got, want)
+	}
+	if got := (&fidScenario{real: s.real[:1]}).repeatError(wait); !math.IsNaN(got) {
+		t.Errorf("one real run: %v; want NaN", got)
+	}
+	s.reps = []*harness.Result{{WaitFraction: .3}}
+	out := &fidScenario{real: s.real, reps: []*harness.Result{{WaitFraction: .5}}}
+	if in, n := inRange([]*fidScenario{s, out, {}}, wait, "run"); in != 1 || n != 2 {
+		t.Errorf("inRange = %d of %d; want 1 of 2", in, n)
 	}
 }
