@@ -19,6 +19,7 @@ import (
 	"github.com/montanaflynn/stats"
 
 	"github.com/syncmodels/syncmodels/algorithms"
+	"github.com/syncmodels/syncmodels/consistency"
 	"github.com/syncmodels/syncmodels/harness"
 )
 
@@ -1138,6 +1139,32 @@ func (s *fidScenario) timeTo(r *harness.Result) time.Duration {
 		return q.T + time.Duration(frac*float64(p.T-q.T))
 	}
 	return -1
+}
+
+// itersToTarget is how many iterations r had done when it reached the
+// scenario's target (NaN if it did not): itersBy at its time to target.
+func (s *fidScenario) itersToTarget(r *harness.Result) float64 {
+	t := s.timeTo(r)
+	if t < 0 {
+		return math.NaN()
+	}
+	return itersBy(r, t)
+}
+
+// itersBy is the mean over r's workers of their commits accepted by
+// time t (the trace's commit records), as Result.Iterations counts them
+// over the whole run; NaN without a trace or workers.
+func itersBy(r *harness.Result, t time.Duration) float64 {
+	if r.Trace == nil || len(r.Workers) == 0 {
+		return math.NaN()
+	}
+	n := 0
+	for _, rec := range r.Trace.Records {
+		if rec.Kind == consistency.RecCommit && rec.At <= t {
+			n++
+		}
+	}
+	return float64(n) / float64(len(r.Workers))
 }
 
 // perIteration is a run's time per iteration: its length over the mean

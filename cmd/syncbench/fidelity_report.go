@@ -663,6 +663,16 @@ func (r *fidReport) diagnose(s *fidScenario) []string {
 			out = append(out, fmt.Sprintf("noise: its %d real runs reached the target between %.1f and %.1f ms (×%.2f)", len(times), fidMin(times), fidMax(times), sp))
 		}
 	}
+	if ri, pi := s.realMedian(s.itersToTarget), medianOf(s.reps, s.itersToTarget); ri > 0 && pi > 0 {
+		per := func(r *harness.Result) float64 {
+			n := s.itersToTarget(r)
+			if !(n > 0) {
+				return math.NaN()
+			}
+			return float64(s.timeTo(r).Seconds()*1e3) / n
+		}
+		out = append(out, fmt.Sprintf("to the target the real runs took %.1f iterations of %.3f ms, the prediction %.1f of %.3f ms (medians; the real runs' iterations over their whole length took %.3f ms)", ri, s.realMedian(per), pi, medianOf(s.reps, per), s.measured(it)))
+	}
 	pts := r.scen(s, func(m fidReal) float64 { return m.PointNS })
 	if len(pts) > 1 && fidMin(pts) > 0 && fidMax(pts)/fidMin(pts) >= 1.25 {
 		out = append(out, fmt.Sprintf("the machine's speed changed between its runs (%.0f to %.0f ns per point)", fidMin(pts), fidMax(pts)))

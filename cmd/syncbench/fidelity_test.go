@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/syncmodels/syncmodels/algorithms"
 	"github.com/syncmodels/syncmodels/consistency"
 	"github.com/syncmodels/syncmodels/harness"
 )
@@ -413,3 +414,45 @@ func TestRepeatError(t *testing.T) {
 		t.Errorf("inRange = %d of %d; want 1 of 2", in, n)
 	}
 }
+
+// itersBy counts the commits accepted by a time, per worker; and
+// itersToTarget takes that time from the curve's crossing of the target.
+func TestItersBy(t *testing.T) {
+	ms := time.Millisecond
+	tr := &consistency.Trace{Records: []consistency.Record{
+		{At: 1 * ms, Kind: consistency.RecRead, Worker: 0},
+		{At: 1 * ms, Kind: consistency.RecCommit, Worker: 0, Seq: 1},
+		{At: 2 * ms, Kind: consistency.RecCommit, Worker: 1, Seq: 1},
+		{At: 3 * ms, Kind: consistency.RecCommit, Worker: 0, Seq: 2},
+		{At: 4 * ms, Kind: consistency.RecCommit, Worker: 1, Seq: 2},
+	}}
+	r := &harness.Result{Trace: tr, Workers: make([]harness.WorkerStats, 2),
+		Curve: []harness.Point{{T: 0, Objective: 10}, {T: 2 * ms, Objective: 8}, {T: 4 * ms, Objective: 4}}}
+	for _, tc := range []struct {
+		at   time.Duration
+		want float64
+	}{{0, 0}, {2 * ms, 1}, {3 * ms, 1.5}, {time.Second, 2}} {
+		if got := itersBy(r, tc.at); got != tc.want {
+			t.Errorf("itersBy(%v) = %v; want %v", tc.at, got, tc.want)
+		}
+	}
+	if got := itersBy(&harness.Result{Workers: r.Workers}, ms); !math.IsNaN(got) {
+		t.Errorf("no trace: %v; want NaN", got)
+	}
+	// Objective 6 is crossed halfway from 2 ms (8) to 4 ms (4): at 3 ms,
+	// after 3 commits of 2 workers.
+	s := &fidScenario{w: &fidWork{alg: minimizer{}}, target: 6}
+	if got := s.itersToTarget(r); got != 1.5 {
+		t.Errorf("itersToTarget = %v; want 1.5", got)
+	}
+	s.target = 1
+	if got := s.itersToTarget(r); !math.IsNaN(got) {
+		t.Errorf("a target not reached: %v; want NaN", got)
+	}
+}
+
+// minimizer is an algorithm whose objective goes down; only Minimize is
+// defined.
+type minimizer struct{ algorithms.Algorithm }
+
+func (minimizer) Minimize() bool { return true }
