@@ -95,15 +95,16 @@ func (s osStats) sub(a osStats) osStats {
 // virtual machine, K-means with 16 workers under BSP ran its first 20
 // rounds in 1.41 ms each (the median of 5 runs) right after the wake
 // probe's idle spell, and in 0.97 ms after 30 ms of computing on every
-// core; its later rounds took about 0.8 ms either way.
+// core; in the same length the warmed-up runs did 100 to 124 rounds,
+// the others 61 to 102. A 100 ms sleep after the probe did not help.
 const fidWarmUp = 30 * time.Millisecond
 
 // warmUp keeps every core (GOMAXPROCS goroutines) computing for d, so
 // that a real run starts on cores that have been running, as the rest
-// of it runs: after an idle spell a virtual machine's cores come back
-// slowly (the host and the guest's scheduler), and the run's first
-// iterations, those before the target, would run slower than its
-// later ones.
+// of it runs. After an idle spell a virtual machine's cores came back
+// slowly (which of the host's and the guest's schedulers holds them
+// back was not pinned down), and a run's first iterations, those before
+// the target, ran slower than its later ones.
 func warmUp(d time.Duration) {
 	if d <= 0 {
 		return
