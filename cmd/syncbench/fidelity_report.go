@@ -964,7 +964,7 @@ func (r *fidReport) warmLine() string {
 	if r.f.warmup <= 0 {
 		return "then the run at once (`-warmup 0`: its first iterations may run slower than the rest, on cores just back from the probe's idle spell),"
 	}
-	return fmt.Sprintf("then %v of computing on every core (`-warmup`: on a virtual machine, cores that have just been idle come back slowly, and a run started on them ran its first iterations, those before the target, up to half again as long as its later ones),", r.f.warmup)
+	return fmt.Sprintf("then %v of computing on every core (`-warmup`: on a 2-vCPU virtual machine, cores that had just been idle came back slowly, and a run started on them ran its first iterations, those before the target, slower than its later ones: `fidWarmUp` in cmd/syncbench/machine.go has the measurement),", r.f.warmup)
 }
 
 // setupMedian is the median over runtime rt's real runs of their wall
