@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/csv"
 	"fmt"
 	"image/color"
@@ -145,23 +146,15 @@ func (s *fidScenario) repeatError(m fidMetric) float64 {
 
 // cmpAbs orders by absolute value, then by value (NaN last).
 func cmpAbs(a, b float64) int {
-	switch x, y := math.Abs(a), math.Abs(b); {
-	case math.IsNaN(x) && math.IsNaN(y):
-		return 0
-	case math.IsNaN(x):
-		return 1
-	case math.IsNaN(y):
-		return -1
-	case x != y:
-		if x < y {
-			return -1
-		}
-		return 1
+	if an, bn := math.IsNaN(a), math.IsNaN(b); an || bn {
+		return cmp.Compare(b2i(an), b2i(bn))
 	}
-	switch {
-	case a < b:
-		return -1
-	case a > b:
+	return cmp.Or(cmp.Compare(math.Abs(a), math.Abs(b)), cmp.Compare(a, b))
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
 		return 1
 	}
 	return 0
@@ -199,6 +192,17 @@ func inRange(sc []*fidScenario, m fidMetric, kind string) (in, n int) {
 		}
 	}
 	return in, n
+}
+
+// errorRow is a row of an error table: the errors errs (one per
+// scenario of sc) of the prediction kind on the measure named label.
+func errorRow(sc []*fidScenario, label, kind string, errs []float64) []string {
+	med, worst, at, within, n := summary(errs)
+	w := "–"
+	if at >= 0 {
+		w = fmt.Sprintf("%.0f%% (%s)", 100*worst, sc[at].name())
+	}
+	return []string{label, kind, fidPct(med), fidSigned(signedMedian(errs)), w, fmt.Sprintf("%d of %d", within, n)}
 }
 
 // summary is the median and worst absolute error, the worst's index and
@@ -387,21 +391,9 @@ func (r *fidReport) summary() {
 		rows := [][]string{{"measure", "prediction", "median error", "median signed", "worst error (scenario)", fmt.Sprintf("within %.0f%%", 100*fidGoal)}}
 		for _, m := range fidMetrics {
 			for _, kind := range fidKinds {
-				errs := fidErrors(sc, m, kind)
-				med, worst, at, within, n := summary(errs)
-				w := "–"
-				if at >= 0 {
-					w = fmt.Sprintf("%.0f%% (%s)", 100*worst, sc[at].name())
-				}
-				rows = append(rows, []string{m.label, kind, fidPct(med), fidSigned(signedMedian(errs)), w, fmt.Sprintf("%d of %d", within, n)})
+				rows = append(rows, errorRow(sc, m.label, kind, fidErrors(sc, m, kind)))
 			}
-			errs := repeatErrors(sc, m)
-			med, worst, at, within, n := summary(errs)
-			w := "–"
-			if at >= 0 {
-				w = fmt.Sprintf("%.0f%% (%s)", 100*worst, sc[at].name())
-			}
-			rows = append(rows, []string{m.label, "*repeat*", fidPct(med), fidSigned(signedMedian(errs)), w, fmt.Sprintf("%d of %d", within, n)})
+			rows = append(rows, errorRow(sc, m.label, "*repeat*", repeatErrors(sc, m)))
 		}
 		r.table(rows)
 		med, _, _, _, _ := summary(fidErrors(sc, ttt, "run"))
